@@ -1,0 +1,125 @@
+// aegis C++ API: RAII handle, templates over the scalar type, exceptions.
+// A thin layer over aegis.h; every call forwards to the C routine and throws aegis::Error
+// (carrying the status and the handle's last error text) when it does not succeed.
+#ifndef AEGIS_AEGIS_HPP
+#define AEGIS_AEGIS_HPP
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "aegis/aegis.h"
+
+namespace aegis {
+
+enum class Op { N = AEGIS_OP_N, T = AEGIS_OP_T, C = AEGIS_OP_C };
+enum class PointerMode { Host = AEGIS_POINTER_MODE_HOST, Device = AEGIS_POINTER_MODE_DEVICE };
+
+class Error : public std::runtime_error {
+ public:
+  Error(aegisStatus_t status, const std::string& detail)
+      : std::runtime_error(std::string(aegisGetStatusName(status)) + ": " +
+                           (detail.empty() ? aegisGetStatusString(status) : detail)),
+        status_(status),
+        detail_(detail) {}
+  aegisStatus_t status() const noexcept { return status_; }
+  // The handle's last error text at the time of the failure (may be empty).
+  const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  aegisStatus_t status_;
+  std::string detail_;
+};
+
+class Handle {
+ public:
+  Handle() {
+    aegisStatus_t s = aegisCreate(&h_);
+    if (s != AEGIS_STATUS_SUCCESS) throw Error(s, "aegisCreate failed");
+  }
+  explicit Handle(cudaStream_t stream) : Handle() { set_stream(stream); }
+  ~Handle() {
+    if (h_) aegisDestroy(h_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& other) noexcept : h_(std::exchange(other.h_, nullptr)) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      if (h_) aegisDestroy(h_);
+      h_ = std::exchange(other.h_, nullptr);
+    }
+    return *this;
+  }
+
+  aegisHandle_t get() const noexcept { return h_; }
+  operator aegisHandle_t() const noexcept { return h_; }
+
+  void set_stream(cudaStream_t stream) { check(aegisSetStream(h_, stream)); }
+  cudaStream_t stream() const {
+    cudaStream_t s = nullptr;
+    check(aegisGetStream(h_, &s));
+    return s;
+  }
+  void set_pointer_mode(PointerMode mode) {
+    check(aegisSetPointerMode(h_, static_cast<aegisPointerMode_t>(mode)));
+  }
+  PointerMode pointer_mode() const {
+    aegisPointerMode_t m = AEGIS_POINTER_MODE_HOST;
+    check(aegisGetPointerMode(h_, &m));
+    return static_cast<PointerMode>(m);
+  }
+  void set_workspace(void* workspace, size_t bytes) {
+    check(aegisSetWorkspace(h_, workspace, bytes));
+  }
+  std::string last_error() const { return aegisGetLastErrorString(h_); }
+
+  // Throws aegis::Error if status is not SUCCESS.
+  void check(aegisStatus_t status) const {
+    if (status != AEGIS_STATUS_SUCCESS)
+      throw Error(status, h_ ? aegisGetLastErrorString(h_) : std::string());
+  }
+
+ private:
+  aegisHandle_t h_ = nullptr;
+};
+
+namespace detail {
+template <typename T>
+struct dependent_false : std::false_type {};
+
+inline aegisStatus_t gemm_c(aegisHandle_t h, aegisOperation_t ta, aegisOperation_t tb,
+                            int64_t m, int64_t n, int64_t k, const float* alpha,
+                            const float* A, int64_t lda, const float* B, int64_t ldb,
+                            const float* beta, float* C, int64_t ldc) {
+  return aegisSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+}  // namespace detail
+
+// C = alpha * op(A) * op(B) + beta * C with alpha and beta in the handle's pointer mode
+// (host or device pointers).
+template <typename T>
+void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k,
+          const T* alpha, const T* A, int64_t lda, const T* B, int64_t ldb, const T* beta,
+          T* C, int64_t ldc) {
+  static_assert(std::is_same<T, float>::value, "aegis::gemm: this build supports float");
+  h.check(detail::gemm_c(h.get(), static_cast<aegisOperation_t>(transa),
+                         static_cast<aegisOperation_t>(transb), m, n, k, alpha, A, lda, B,
+                         ldb, beta, C, ldc));
+}
+
+// Same with alpha and beta passed by value (the handle must be in host pointer mode).
+template <typename T>
+void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k, T alpha,
+          const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  if (h.pointer_mode() != PointerMode::Host)
+    throw Error(AEGIS_STATUS_INVALID_VALUE,
+                "aegis::gemm: alpha and beta by value need host pointer mode");
+  gemm<T>(h, transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+
+}  // namespace aegis
+
+#endif  // AEGIS_AEGIS_HPP

@@ -1,0 +1,57 @@
+// The state behind an aegisHandle_t. Internal: included by src/ and by white-box tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "aegis/aegis.h"
+
+namespace aegis::dispatch {
+struct TuningTable;
+}
+
+struct aegisContext {
+  // Device the handle was created on (-1: a context made for host-only tests).
+  int device = -1;
+  int sm_count = 0;
+  int cc_major = 0, cc_minor = 0;
+  size_t l2_bytes = 0;
+  std::string device_name;
+
+  cudaStream_t stream = nullptr;
+  aegisPointerMode_t pointer_mode = AEGIS_POINTER_MODE_HOST;
+
+  // Scratch memory: the handle's own allocation unless the user supplied one.
+  void* own_workspace = nullptr;
+  size_t own_workspace_bytes = 0;
+  void* user_workspace = nullptr;
+  size_t user_workspace_bytes = 0;
+  void* workspace() const { return user_workspace ? user_workspace : own_workspace; }
+  size_t workspace_bytes() const {
+    return user_workspace ? user_workspace_bytes : own_workspace_bytes;
+  }
+
+  const aegis::dispatch::TuningTable* tuning = nullptr;
+
+  // Tuning/benchmark override of the SGEMM table row (empty: none).
+  std::string sgemm_override_config;
+  int sgemm_override_max_split = 0;
+  // What the last SGEMM that launched work used.
+  std::string last_sgemm_kernel;
+  int last_sgemm_split = 0;
+
+  std::string last_error;
+};
+
+namespace aegis::detail {
+
+// Size of the workspace every handle allocates for itself.
+constexpr size_t kDefaultWorkspaceBytes = size_t(32) << 20;
+
+// A context bound to no device, for host-only tests of argument checking, quick returns
+// and dispatch logic. Anything that would launch work fails with EXECUTION_FAILED.
+aegisContext* create_context_without_device(int sm_count = 132);
+void destroy_context(aegisContext* ctx);
+
+}  // namespace aegis::detail

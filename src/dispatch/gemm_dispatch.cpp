@@ -1,0 +1,135 @@
+#include "dispatch/gemm_dispatch.h"
+
+#include <cstdint>
+
+#include "common/context.h"
+#include "common/errors.h"
+#include "dispatch/tuning_table.h"
+#include "gemm/simt/gemm_params.h"
+
+namespace aegis::dispatch {
+
+namespace {
+constexpr const char* kRoutine = "aegisSgemm";
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+gemm::simt::Scalar<float> scalar(const aegisContext& h, const float* p) {
+  if (h.pointer_mode == AEGIS_POINTER_MODE_DEVICE) return {0.0f, p};
+  return {*p, nullptr};
+}
+}  // namespace
+
+aegisShapeClass_t gemm_shape_class(int64_t m, int64_t n, int64_t k) {
+  // Boundaries by work (m n k) and aspect; documented in docs/dispatch.md.
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (work <= 67108864.0 /* 2^26 */) return AEGIS_SHAPE_SMALL;
+  if (m >= 8 * n) return AEGIS_SHAPE_TALL;
+  if (n >= 8 * m) return AEGIS_SHAPE_WIDE;
+  if (work <= 4294967296.0 /* 2^32 */) return AEGIS_SHAPE_MEDIUM;
+  if (work <= 137438953472.0 /* 2^37 */) return AEGIS_SHAPE_LARGE;
+  return AEGIS_SHAPE_HUGE;
+}
+
+int64_t k_per_split(int64_t k, int split, int ktb) {
+  return ceil_div(ceil_div(k, split), ktb) * ktb;
+}
+
+int choose_split_k(int64_t m, int64_t n, int64_t k, int mtb, int ntb, int ktb, int max_split,
+                   int block_slots, size_t workspace_bytes) {
+  if (max_split <= 1) return 1;
+  const int64_t tiles = ceil_div(m, mtb) * ceil_div(n, ntb);
+  if (tiles >= block_slots) return 1;
+  int64_t split = ceil_div(block_slots, tiles);  // about one full wave
+  if (split > max_split) split = max_split;
+  const int64_t deepest = k / (static_cast<int64_t>(kMinSplitKTiles) * ktb);
+  if (split > deepest) split = deepest;
+  const int64_t bytes_per_slice = m * n * static_cast<int64_t>(sizeof(float));
+  const int64_t fit = bytes_per_slice > 0 ? static_cast<int64_t>(workspace_bytes) / bytes_per_slice : 0;
+  if (split > fit) split = fit;
+  if (split <= 1) return 1;
+  // Rounding each slice up to whole k-tiles can leave fewer non-empty slices than asked:
+  // report the count that actually has work.
+  return static_cast<int>(ceil_div(k, k_per_split(k, static_cast<int>(split), ktb)));
+}
+
+SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
+  SgemmPlan plan{};
+  plan.shape_class = gemm_shape_class(m, n, k);
+  const SgemmTuningRow& row = sgemm_row(*h.tuning, plan.shape_class);
+  const char* config = row.config;
+  int max_split = row.max_split;
+  if (!h.sgemm_override_config.empty()) {
+    config = h.sgemm_override_config.c_str();
+    if (h.sgemm_override_max_split > 0) max_split = h.sgemm_override_max_split;
+  }
+  plan.instance = gemm::simt::find_sgemm_instance(config);
+  if (!plan.instance) {  // the table names a configuration this build left out
+    int count = 0;
+    plan.instance = gemm::simt::sgemm_instances(&count)[0];
+  }
+  const auto& inst = *plan.instance;
+  plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
+                                h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
+  plan.k_per_split = plan.split_k > 1 ? k_per_split(k, plan.split_k, inst.ktb) : k;
+  return plan;
+}
+
+aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                        int64_t k, const float* alpha, const float* A, int64_t lda,
+                        const float* B, int64_t ldb, const float* beta, float* C, int64_t ldc) {
+  if (h->device < 0)
+    return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, kRoutine, "the handle has no device");
+  const SgemmPlan plan = plan_sgemm(*h, m, n, k);
+  const auto& inst = *plan.instance;
+
+  gemm::simt::GemmParams<float> p{};
+  p.m = m; p.n = n; p.k = k;
+  p.A = A; p.lda = lda;
+  p.B = B; p.ldb = ldb;
+  p.C = C; p.ldc = ldc;
+  p.alpha = scalar(*h, alpha);
+  p.beta = scalar(*h, beta);
+  p.a_vec = aligned16(A) && lda % 4 == 0;
+  p.b_vec = aligned16(B) && ldb % 4 == 0;
+  p.c_vec = aligned16(C) && ldc % 4 == 0;
+  p.split_k = plan.split_k;
+  p.k_per_split = plan.k_per_split;
+  p.partial = plan.split_k > 1 ? static_cast<float*>(h->workspace()) : nullptr;
+  const int64_t tiles_m = ceil_div(m, inst.mtb), tiles_n = ceil_div(n, inst.ntb);
+  if (tiles_m * tiles_n > INT32_MAX)
+    return detail::fail(h, AEGIS_STATUS_NOT_SUPPORTED, kRoutine,
+                        "m = %lld, n = %lld need more than 2^31 thread blocks",
+                        static_cast<long long>(m), static_cast<long long>(n));
+  p.tiles_m = static_cast<int>(tiles_m);
+  p.tiles_n = static_cast<int>(tiles_n);
+
+  h->last_sgemm_kernel.assign("sgemm_simt_");
+  h->last_sgemm_kernel.push_back(trans_a ? 't' : 'n');
+  h->last_sgemm_kernel.push_back(trans_b ? 't' : 'n');
+  h->last_sgemm_kernel.append(inst.name + sizeof("sgemm_simt") - 1);  // "_128x128x8_..."
+  h->last_sgemm_split = plan.split_k;
+
+  cudaError_t err = inst.launch[trans_a][trans_b](p, h->stream);
+  if (err == cudaSuccess && plan.split_k > 1)
+    err = gemm::simt::launch_splitk_reduce(p, plan.split_k, h->stream);
+  return detail::from_cuda(h, kRoutine, err);
+}
+
+aegisStatus_t run_sgemm_scale(aegisContext* h, int64_t m, int64_t n, const float* beta,
+                              float* C, int64_t ldc) {
+  if (h->device < 0)
+    return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, kRoutine, "the handle has no device");
+  gemm::simt::GemmParams<float> p{};
+  p.m = m; p.n = n;
+  p.C = C; p.ldc = ldc;
+  p.alpha = {0.0f, nullptr};
+  p.beta = scalar(*h, beta);
+  h->last_sgemm_kernel.assign("sgemm_scale");
+  h->last_sgemm_split = 0;
+  return detail::from_cuda(h, kRoutine, gemm::simt::launch_splitk_reduce(p, 0, h->stream));
+}
+
+}  // namespace aegis::dispatch

@@ -1,0 +1,29 @@
+// Tuning tables: which kernel configuration serves which GEMM shape class on which GPU.
+// The rows are data written by aegis-tune (src/dispatch/tuning/*.inc); adding a GPU means
+// adding a table file and one line in tuning_tables.cpp, not code.
+#pragma once
+
+#include "aegis/aegis.h"
+
+namespace aegis::dispatch {
+
+struct SgemmTuningRow {
+  aegisShapeClass_t shape_class;
+  const char* config;  // an instance name from src/gemm/simt/instances/sgemm_configs.def
+  int max_split;       // split-K limit for shapes whose grid does not fill the GPU
+};
+
+struct TuningTable {
+  const char* name;          // "h200", "default"
+  const char* device_match;  // substring of cudaDeviceProp::name ("" matches any device)
+  const SgemmTuningRow* sgemm_rows;
+  int sgemm_row_count;
+};
+
+// The first table whose device_match occurs in device_name; the default table otherwise.
+const TuningTable* find_tuning_table(const char* device_name);
+
+// The row of `table` for shape_class (the table's first row if it has none for it).
+const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class);
+
+}  // namespace aegis::dispatch

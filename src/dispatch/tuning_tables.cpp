@@ -1,0 +1,47 @@
+// The tuning tables known to this build. Rows come from aegis-tune (tuning/*.inc).
+#include <cstring>
+
+#include "dispatch/tuning_table.h"
+
+namespace aegis::dispatch {
+namespace {
+
+const SgemmTuningRow kH200Sgemm[] = {
+#include "dispatch/tuning/sgemm_h200.inc"
+};
+
+// For GPUs without a table of their own: configurations that are reasonable everywhere.
+const SgemmTuningRow kDefaultSgemm[] = {
+    {AEGIS_SHAPE_SMALL, "sgemm_simt_32x32x8_w32x32_t4x8", 16},
+    {AEGIS_SHAPE_MEDIUM, "sgemm_simt_64x64x8_w32x32_t8x4", 4},
+    {AEGIS_SHAPE_LARGE, "sgemm_simt_128x128x8_w32x64_t8x8", 1},
+    {AEGIS_SHAPE_HUGE, "sgemm_simt_128x128x8_w32x64_t8x8", 1},
+    {AEGIS_SHAPE_TALL, "sgemm_simt_128x64x8_w64x32_t8x8", 8},
+    {AEGIS_SHAPE_WIDE, "sgemm_simt_64x128x8_w32x64_t8x8", 8},
+};
+
+template <size_t N>
+constexpr int count(const SgemmTuningRow (&)[N]) {
+  return static_cast<int>(N);
+}
+
+const TuningTable kTables[] = {
+    {"h200", "H200", kH200Sgemm, count(kH200Sgemm)},
+    {"default", "", kDefaultSgemm, count(kDefaultSgemm)},
+};
+
+}  // namespace
+
+const TuningTable* find_tuning_table(const char* device_name) {
+  for (const TuningTable& t : kTables)
+    if (device_name && std::strstr(device_name, t.device_match)) return &t;
+  return &kTables[sizeof(kTables) / sizeof(kTables[0]) - 1];
+}
+
+const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class) {
+  for (int i = 0; i < table.sgemm_row_count; ++i)
+    if (table.sgemm_rows[i].shape_class == shape_class) return table.sgemm_rows[i];
+  return table.sgemm_rows[0];
+}
+
+}  // namespace aegis::dispatch

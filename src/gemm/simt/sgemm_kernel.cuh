@@ -1,0 +1,331 @@
+// SIMT GEMM kernel template: C = alpha * op(A) * op(B) + beta * C on CUDA cores.
+//
+// Structure (Wu et al., ICS'23, after the classic register-blocked SGEMM):
+//   global --(float4 loads into registers, one k slice ahead)--> registers
+//   registers --(stored into the idle half of a double-buffered stage)--> shared memory
+//   shared memory --(float4 fragment loads, double-buffered in registers)--> FMA
+// One __syncthreads per k slice. Every shape is handled: partial tiles zero-fill their
+// loads and guard their stores; unaligned pointers or leading dimensions take scalar loads.
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/simt/gemm_config.h"
+#include "gemm/simt/gemm_params.h"
+
+namespace aegis::gemm::simt {
+
+// Loads one operand tile (ROWS x KTB of op(X), where ROWS runs along M for A and N for B)
+// from global memory into registers and stores it to shared memory as Xs[k][row].
+//
+// kContigRows: consecutive rows are adjacent in memory (A not transposed, B transposed);
+// the float4 then runs along rows and is stored as is. Otherwise consecutive k are adjacent
+// (A transposed, B not transposed); the float4 runs along k and is stored transposed as
+// four scalars. A warp's transposing stores cover 16 rows at two k offsets 4 apart; the
+// padded row length (ROWS + 4 floats) puts those halves 16 banks apart.
+//
+// A thread's vectors sit kLineStep lines apart ("line" = k offset when kContigRows, row
+// offset otherwise), so one pointer and one stride describe them all: the state is kept
+// small because the 8x8 fragment already needs most of the 128 registers per thread.
+template <int ROWS, int KTB, int THREADS, int LDS, bool kContigRows>
+struct TileLoader {
+  static constexpr int kVecs = ROWS * KTB / 4 / THREADS;  // float4 per thread per slice
+  static constexpr int kVecsPerLine = kContigRows ? ROWS / 4 : KTB / 4;
+  static constexpr int kLineStep = THREADS / kVecsPerLine;
+  static_assert(THREADS % kVecsPerLine == 0, "a thread's vectors must share one position");
+
+  const float* ptr;   // vector 0 of the current slice
+  int64_t line_step;  // elements between consecutive vectors of this thread
+  int line0, pos;     // line and position (in float4 units) of vector 0
+  float4 regs[kVecs];
+
+  __device__ __forceinline__ int row_of(int v) const {
+    return kContigRows ? pos * 4 : line0 + v * kLineStep;
+  }
+  __device__ __forceinline__ int k_of(int v) const {
+    return kContigRows ? line0 + v * kLineStep : pos * 4;
+  }
+
+  __device__ __forceinline__ TileLoader(const float* X, int64_t ld, int64_t row0, int64_t k0,
+                                        int tid)
+      : line_step(kLineStep * ld), line0(tid / kVecsPerLine), pos(tid % kVecsPerLine) {
+    ptr = kContigRows ? X + (row0 + pos * 4) + (k0 + line0) * ld
+                      : X + (k0 + pos * 4) + (row0 + line0) * ld;
+  }
+
+  // Loads the current slice into registers; elements at tile row >= rows_left or slice
+  // k >= k_left read as zero.
+  __device__ __forceinline__ void load(int rows_left, int k_left, bool vec) {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const float* src = ptr + v * line_step;
+      const int r = row_of(v), k = k_of(v);
+      const bool full = kContigRows ? (k < k_left && r + 3 < rows_left)
+                                    : (r < rows_left && k + 3 < k_left);
+      if (vec && full) {
+        regs[v] = __ldg(reinterpret_cast<const float4*>(src));
+      } else {
+        float e[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const bool in = kContigRows ? (k < k_left && r + q < rows_left)
+                                      : (r < rows_left && k + q < k_left);
+          e[q] = in ? __ldg(src + q) : 0.0f;
+        }
+        regs[v] = make_float4(e[0], e[1], e[2], e[3]);
+      }
+    }
+  }
+
+  // Moves to the next slice.
+  __device__ __forceinline__ void advance(int64_t ld) { ptr += kContigRows ? KTB * ld : KTB; }
+
+  __device__ __forceinline__ void store(float* Xs /* (KTB, LDS) */) const {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const int r = row_of(v), k = k_of(v);
+      if (kContigRows) {
+        *reinterpret_cast<float4*>(Xs + k * LDS + r) = regs[v];
+      } else {
+        Xs[(k + 0) * LDS + r] = regs[v].x;
+        Xs[(k + 1) * LDS + r] = regs[v].y;
+        Xs[(k + 2) * LDS + r] = regs[v].z;
+        Xs[(k + 3) * LDS + r] = regs[v].w;
+      }
+    }
+  }
+};
+
+// min(x, INT32_MAX) as int: tile-relative bounds fit in 32 bits.
+__device__ __forceinline__ int clamp_to_int(int64_t x) {
+  return x < INT32_MAX ? static_cast<int>(x) : INT32_MAX;
+}
+
+__device__ __forceinline__ float read_scalar(const Scalar<float>& s) {
+  return s.device_ptr ? *s.device_ptr : s.value;
+}
+
+// Maps a linear block index to (tile_m, tile_n), walking groups of kGroupM tile rows
+// column by column so that blocks resident together share A and B panels in L2.
+__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int& tm, int& tn) {
+  constexpr int kGroupM = 8;
+  const int tile = blockIdx.x;
+  const int per_group = kGroupM * tiles_n;
+  const int group = tile / per_group;
+  const int first_m = group * kGroupM;
+  const int group_m = min(tiles_m - first_m, kGroupM);
+  const int in_group = tile - group * per_group;
+  tm = first_m + in_group % group_m;
+  tn = in_group / group_m;
+}
+
+template <class Cfg, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
+    sgemm_simt_kernel(const GemmParams<float> p) {
+  constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
+  constexpr int MW = Cfg::kMW, NW = Cfg::kNW, MT = Cfg::kMT, NT = Cfg::kNT;
+  constexpr int LDA_S = Cfg::kLdAs, LDB_S = Cfg::kLdBs;
+  constexpr int kFragM = MT / 4, kFragN = NT / 4;  // 4x4 blocks per thread along M, N
+
+  extern __shared__ __align__(16) float smem[];
+  float* As = smem;                     // (2 stages, KTB, LDA_S): op(A) slice, k-major
+  float* Bs = smem + 2 * KTB * LDA_S;   // (2 stages, KTB, LDB_S): op(B) slice, k-major
+
+  int tm, tn;
+  tile_coords(p.tiles_m, p.tiles_n, tm, tn);
+  const int64_t m0 = static_cast<int64_t>(tm) * MTB;
+  const int64_t n0 = static_cast<int64_t>(tn) * NTB;
+  const int64_t k_begin = static_cast<int64_t>(blockIdx.y) * p.k_per_split;
+  const int64_t k_end = min(p.k, k_begin + p.k_per_split);
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32, lane = tid % 32;
+  const int warp_m = warp % Cfg::kWarpsM, warp_n = warp / Cfg::kWarpsM;
+  const int lane_m = lane % Cfg::kLanesM, lane_n = lane / Cfg::kLanesM;
+  // First row / column of each 4-wide fragment block of this thread, relative to the tile.
+  // Blocks are MW / kFragM apart, so the lanes of a warp read adjacent float4s.
+  const int frag_row0 = warp_m * MW + lane_m * 4;
+  const int frag_col0 = warp_n * NW + lane_n * 4;
+  constexpr int kFragRowStride = MW / kFragM, kFragColStride = NW / kFragN;
+
+  const float alpha = read_scalar(p.alpha);
+  float acc[MT][NT];  // (MT, NT) this thread's C fragment
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) acc[i][j] = 0.0f;
+
+  // alpha = 0 (possible here only in device pointer mode) must not read A or B.
+  const int64_t num_k_tiles = (alpha == 0.0f || k_end <= k_begin)
+                                  ? 0
+                                  : (k_end - k_begin + KTB - 1) / KTB;
+  if (num_k_tiles > 0) {
+    // op(A)(i, kk) lives at A[i + kk*lda] (N) or A[kk + i*lda] (T).
+    TileLoader<MTB, KTB, Cfg::kThreads, LDA_S, !kTransA> a_loader(p.A, p.lda, m0, k_begin, tid);
+    // op(B)(kk, j) lives at B[kk + j*ldb] (N) or B[j + kk*ldb] (T).
+    TileLoader<NTB, KTB, Cfg::kThreads, LDB_S, kTransB> b_loader(p.B, p.ldb, n0, k_begin, tid);
+
+    const int rows_left_a = clamp_to_int(p.m - m0), rows_left_b = clamp_to_int(p.n - n0);
+    int k_left = clamp_to_int(k_end - k_begin);  // k remaining from the current slice on
+    a_loader.load(rows_left_a, k_left, p.a_vec);
+    b_loader.load(rows_left_b, k_left, p.b_vec);
+    a_loader.store(As);
+    b_loader.store(Bs);
+    __syncthreads();
+
+    float4 frag_a[2][kFragM];  // (buffer, block): 4 rows of op(A) per float4
+    float4 frag_b[2][kFragN];  // (buffer, block): 4 columns of op(B) per float4
+#pragma unroll
+    for (int f = 0; f < kFragM; ++f)
+      frag_a[0][f] = *reinterpret_cast<const float4*>(As + frag_row0 + f * kFragRowStride);
+#pragma unroll
+    for (int f = 0; f < kFragN; ++f)
+      frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
+
+    int stage = 0;
+    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+      const bool has_next = kt + 1 < num_k_tiles;
+      if (has_next) {
+        k_left = clamp_to_int(k_end - (k_begin + (kt + 1) * KTB));
+        a_loader.advance(p.lda);
+        b_loader.advance(p.ldb);
+        a_loader.load(rows_left_a, k_left, p.a_vec);
+        b_loader.load(rows_left_b, k_left, p.b_vec);
+      }
+      const float* As_cur = As + stage * KTB * LDA_S;
+      const float* Bs_cur = Bs + stage * KTB * LDB_S;
+#pragma unroll
+      for (int kk = 0; kk < KTB; ++kk) {
+        const int cur = kk & 1, nxt = cur ^ 1;
+        if (kk + 1 < KTB) {
+#pragma unroll
+          for (int f = 0; f < kFragM; ++f)
+            frag_a[nxt][f] = *reinterpret_cast<const float4*>(
+                As_cur + (kk + 1) * LDA_S + frag_row0 + f * kFragRowStride);
+#pragma unroll
+          for (int f = 0; f < kFragN; ++f)
+            frag_b[nxt][f] = *reinterpret_cast<const float4*>(
+                Bs_cur + (kk + 1) * LDB_S + frag_col0 + f * kFragColStride);
+        } else if (has_next) {
+          // The other stage was last read before the previous barrier: refill it, then
+          // fetch the first fragments of the next slice while this one finishes.
+          float* As_nxt = As + (stage ^ 1) * KTB * LDA_S;
+          float* Bs_nxt = Bs + (stage ^ 1) * KTB * LDB_S;
+          a_loader.store(As_nxt);
+          b_loader.store(Bs_nxt);
+          __syncthreads();
+#pragma unroll
+          for (int f = 0; f < kFragM; ++f)
+            frag_a[nxt][f] =
+                *reinterpret_cast<const float4*>(As_nxt + frag_row0 + f * kFragRowStride);
+#pragma unroll
+          for (int f = 0; f < kFragN; ++f)
+            frag_b[nxt][f] =
+                *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
+        }
+#pragma unroll
+        for (int fi = 0; fi < kFragM; ++fi) {
+          const float a[4] = {frag_a[cur][fi].x, frag_a[cur][fi].y, frag_a[cur][fi].z,
+                              frag_a[cur][fi].w};
+#pragma unroll
+          for (int fj = 0; fj < kFragN; ++fj) {
+            const float b[4] = {frag_b[cur][fj].x, frag_b[cur][fj].y, frag_b[cur][fj].z,
+                                frag_b[cur][fj].w};
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+              for (int j = 0; j < 4; ++j)
+                acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
+          }
+        }
+      }
+      stage ^= 1;
+    }
+  }
+
+  // ---- epilogue ------------------------------------------------------------------------
+  // Tile-relative coordinates in 32 bits; one 64-bit base pointer per tile.
+  const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
+  if (p.split_k > 1) {
+    // Unscaled partial sums; the reduction applies alpha and beta in a fixed slice order.
+    float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
+    const bool vec = (p.m % 4) == 0;  // the workspace is 16-byte aligned and ld = m
+#pragma unroll
+    for (int fi = 0; fi < kFragM; ++fi) {
+      const int r = frag_row0 + fi * kFragRowStride;
+#pragma unroll
+      for (int fj = 0; fj < kFragN; ++fj) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const int c = frag_col0 + fj * kFragColStride + j;
+          if (c >= cols_left) continue;
+          float* dst = P + r + c * p.m;
+          if (vec && r + 3 < rows_left) {
+            *reinterpret_cast<float4*>(dst) =
+                make_float4(acc[fi * 4 + 0][fj * 4 + j], acc[fi * 4 + 1][fj * 4 + j],
+                            acc[fi * 4 + 2][fj * 4 + j], acc[fi * 4 + 3][fj * 4 + j]);
+          } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+              if (r + i < rows_left) dst[i] = acc[fi * 4 + i][fj * 4 + j];
+          }
+        }
+      }
+    }
+    return;
+  }
+
+  const float beta = read_scalar(p.beta);
+  const bool read_c = beta != 0.0f;  // beta = 0: C is never read (NaN in C must not survive)
+  float* C = p.C + m0 + n0 * p.ldc;  // (MTB, NTB) this tile, ld = ldc
+#pragma unroll
+  for (int fi = 0; fi < kFragM; ++fi) {
+    const int r = frag_row0 + fi * kFragRowStride;
+#pragma unroll
+    for (int fj = 0; fj < kFragN; ++fj) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int c = frag_col0 + fj * kFragColStride + j;
+        if (c >= cols_left) continue;
+        float* dst = C + r + c * p.ldc;
+        float out[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) out[i] = alpha * acc[fi * 4 + i][fj * 4 + j];
+        if (p.c_vec && r + 3 < rows_left) {
+          float4* dst4 = reinterpret_cast<float4*>(dst);
+          if (read_c) {
+            const float4 old = *dst4;
+            out[0] = fmaf(beta, old.x, out[0]);
+            out[1] = fmaf(beta, old.y, out[1]);
+            out[2] = fmaf(beta, old.z, out[2]);
+            out[3] = fmaf(beta, old.w, out[3]);
+          }
+          *dst4 = make_float4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            if (r + i < rows_left) dst[i] = read_c ? fmaf(beta, dst[i], out[i]) : out[i];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Launches one configuration for one transpose pair. Raises the dynamic shared-memory
+// limit once per instance when the tile needs more than the default 48 KB.
+template <class Cfg, bool kTransA, bool kTransB>
+cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
+  auto kernel = sgemm_simt_kernel<Cfg, kTransA, kTransB>;
+  if (Cfg::kSmemBytes > 48 * 1024) {
+    static const cudaError_t attr = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+    if (attr != cudaSuccess) return attr;
+  }
+  const dim3 grid(static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n),
+                  static_cast<unsigned>(p.split_k));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace aegis::gemm::simt
