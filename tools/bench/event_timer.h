@@ -1,0 +1,34 @@
+// Times work queued on a stream with CUDA events: warm-up first, then every run between
+// its own pair of events, summarized by median, minimum and maximum.
+#ifndef AEGIS_BENCH_EVENT_TIMER_H
+#define AEGIS_BENCH_EVENT_TIMER_H
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+
+namespace aegis::bench {
+
+struct TimingPlan {
+  int warmup_runs = 3;
+  int timed_runs = 20;
+  double min_time_ms = 0;  // keep timing batches of timed_runs until this much is measured
+  int max_runs = 10000;    // ... but never more runs than this
+};
+
+struct TimingStats {
+  int runs = 0;
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+};
+
+// `enqueue(call_index)` queues one call on `stream`; call_index counts warm-up and timed
+// calls together so that the caller can rotate operand sets with it.
+TimingStats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
+                           const std::function<void(int64_t call_index)>& enqueue);
+
+}  // namespace aegis::bench
+
+#endif  // AEGIS_BENCH_EVENT_TIMER_H

@@ -1,0 +1,50 @@
+// A small streaming JSON writer (indented output, escaped strings, non-finite numbers as
+// null) so that reports need no external library.
+#ifndef AEGIS_BENCH_JSON_WRITER_H
+#define AEGIS_BENCH_JSON_WRITER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aegis::bench {
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object() { return open('{'); }
+  JsonWriter& end_object() { return close('}'); }
+  JsonWriter& begin_array() { return open('['); }
+  JsonWriter& end_array() { return close(']'); }
+  JsonWriter& key(const std::string& name);
+
+  JsonWriter& value(const std::string& text);
+  JsonWriter& value(const char* text) { return value(std::string(text)); }
+  JsonWriter& value(double number);  // NaN and infinities become null
+  JsonWriter& value(int64_t number);
+  JsonWriter& value(int number) { return value(int64_t(number)); }
+  JsonWriter& value(bool flag);
+  JsonWriter& null();
+
+  template <typename T>
+  JsonWriter& field(const std::string& name, const T& v) {
+    return key(name).value(v);
+  }
+
+  const std::string& text() const { return out_; }
+  // Writes the document (plus a final newline); false if the file cannot be written.
+  bool save(const std::string& path) const;
+
+ private:
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
+  void begin_value();  // comma and indentation before an array element or a key
+  void write_string(const std::string& text);
+
+  std::string out_;
+  std::vector<bool> scope_is_empty_;  // one entry per open object or array
+  bool after_key_ = false;
+};
+
+}  // namespace aegis::bench
+
+#endif  // AEGIS_BENCH_JSON_WRITER_H

@@ -1,0 +1,59 @@
+// aegis-tune: measures kernel candidates on this GPU and writes the tuning table that
+// dispatch reads (src/dispatch/tuning/<table>.inc).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "sgemm_tuner.h"
+
+namespace {
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: aegis-tune sgemm [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
+               "  Times every compiled SGEMM configuration with each split-K limit on\n"
+               "  representative shapes of each shape class and writes the winning rows.\n"
+               "  Commit the table as src/dispatch/tuning/sgemm_<gpu>.inc.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  if (std::strcmp(argv[1], "sgemm") != 0) {
+    std::fprintf(stderr, "aegis-tune: unknown routine '%s'\n", argv[1]);
+    usage(stderr);
+    return 1;
+  }
+  aegis::tune::TuneOptions opt;
+  for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--help" || arg == "-h") {
+      usage(stdout);
+      return 0;
+    } else if (arg == "--out" && has_value) {
+      opt.out_path = argv[++i];
+    } else if (arg == "--json" && has_value) {
+      opt.json_path = argv[++i];
+    } else if (arg == "--reps" && has_value) {
+      opt.reps = std::atoi(argv[++i]);
+      if (opt.reps < 1) {
+        std::fprintf(stderr, "aegis-tune: --reps must be >= 1\n");
+        return 1;
+      }
+    } else if (arg == "--seed" && has_value) {
+      opt.seed = std::strtoull(argv[++i], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "aegis-tune: unknown or incomplete option '%s'\n", arg.c_str());
+      usage(stderr);
+      return 1;
+    }
+  }
+  return aegis::tune::run_sgemm_tuner(opt);
+}
