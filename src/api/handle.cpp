@@ -15,7 +15,6 @@ aegisContext* create_context_without_device(int sm_count) {
   if (!ctx) return nullptr;
   ctx->sm_count = sm_count;
   ctx->device_name = "no device";
-  ctx->splitk_tile_flag_count = kSplitKTileFlagCount;  // planning only: nothing launches
   ctx->tuning = dispatch::find_tuning_table("");
   return ctx;
 }
@@ -59,16 +58,6 @@ aegisStatus_t aegisCreate(aegisHandle_t* handle) {
     return AEGIS_STATUS_ALLOC_FAILED;
   }
   ctx->own_workspace_bytes = aegis::detail::kDefaultWorkspaceBytes;
-  const size_t flag_bytes = sizeof(int) * aegis::detail::kSplitKTileFlagCount;
-  if (cudaMalloc(reinterpret_cast<void**>(&ctx->splitk_tile_flags), flag_bytes) != cudaSuccess ||
-      cudaMemset(ctx->splitk_tile_flags, 0, flag_bytes) != cudaSuccess) {
-    cudaGetLastError();
-    cudaFree(ctx->splitk_tile_flags);
-    cudaFree(ctx->own_workspace);
-    delete ctx;
-    return AEGIS_STATUS_ALLOC_FAILED;
-  }
-  ctx->splitk_tile_flag_count = aegis::detail::kSplitKTileFlagCount;
   *handle = ctx;
   return AEGIS_STATUS_SUCCESS;
 }
@@ -77,7 +66,6 @@ aegisStatus_t aegisDestroy(aegisHandle_t handle) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
   // cudaFree waits for work still using the workspace.
   if (handle->own_workspace) cudaFree(handle->own_workspace);
-  if (handle->splitk_tile_flags) cudaFree(handle->splitk_tile_flags);
   delete handle;
   return AEGIS_STATUS_SUCCESS;
 }

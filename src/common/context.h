@@ -32,10 +32,6 @@ struct aegisContext {
     return user_workspace ? user_workspace_bytes : own_workspace_bytes;
   }
 
-  // Zeroed per-tile counters for split-K done in one launch (the kernels reset them).
-  int* splitk_tile_flags = nullptr;
-  int splitk_tile_flag_count = 0;
-
   const aegis::dispatch::TuningTable* tuning = nullptr;
 
   // Tuning/benchmark override of the SGEMM table row (empty: none).
@@ -52,9 +48,6 @@ namespace aegis::detail {
 
 // Size of the workspace every handle allocates for itself.
 constexpr size_t kDefaultWorkspaceBytes = size_t(32) << 20;
-// Split-K runs only while the tiles fill under half the block slots (at most a few
-// thousand tiles on any GPU); larger grids fall back to the separate reduction kernel.
-constexpr int kSplitKTileFlagCount = 8192;
 
 // A context bound to no device, for host-only tests of argument checking, quick returns
 // and dispatch logic. Anything that would launch work fails with EXECUTION_FAILED.

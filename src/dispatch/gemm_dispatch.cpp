@@ -73,14 +73,8 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
     plan.instance = gemm::simt::sgemm_instances(&count)[0];
   }
   const auto& inst = *plan.instance;
-  // Split-K needs a fix-up counter per tile: larger grids (never under half a wave on
-  // today's GPUs) do not split.
-  const bool counters_suffice =
-      ceil_div(m, inst.mtb) * ceil_div(n, inst.ntb) <= h.splitk_tile_flag_count;
-  plan.split_k = counters_suffice
-                     ? choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
-                                      h.sm_count * inst.blocks_per_sm, h.workspace_bytes())
-                     : 1;
+  plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
+                                h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
   plan.k_per_split = plan.split_k > 1 ? k_per_split(k, plan.split_k, inst.ktb) : k;
   return plan;
 }
@@ -113,7 +107,6 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
                         static_cast<long long>(m), static_cast<long long>(n));
   p.tiles_m = static_cast<int>(tiles_m);
   p.tiles_n = static_cast<int>(tiles_n);
-  p.tile_flags = h->splitk_tile_flags;
 
   h->last_sgemm_kernel.assign("sgemm_simt_");
   h->last_sgemm_kernel.push_back(trans_a ? 't' : 'n');
@@ -121,7 +114,10 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
   h->last_sgemm_kernel.append(inst.name + sizeof("sgemm_simt") - 1);  // "_128x128x8_..."
   h->last_sgemm_split = plan.split_k;
 
-  return detail::from_cuda(h, kRoutine, inst.launch[trans_a][trans_b](p, h->stream));
+  cudaError_t err = inst.launch[trans_a][trans_b](p, h->stream);
+  if (err == cudaSuccess && plan.split_k > 1)
+    err = gemm::simt::launch_splitk_reduce(p, plan.split_k, h->stream);
+  return detail::from_cuda(h, kRoutine, err);
 }
 
 aegisStatus_t run_sgemm_scale(aegisContext* h, int64_t m, int64_t n, const float* beta,
@@ -135,7 +131,7 @@ aegisStatus_t run_sgemm_scale(aegisContext* h, int64_t m, int64_t n, const float
   p.beta = scalar(*h, beta);
   h->last_sgemm_kernel.assign("sgemm_scale");
   h->last_sgemm_split = 0;
-  return detail::from_cuda(h, kRoutine, gemm::simt::launch_scale_c(p, h->stream));
+  return detail::from_cuda(h, kRoutine, gemm::simt::launch_splitk_reduce(p, 0, h->stream));
 }
 
 }  // namespace aegis::dispatch

@@ -29,21 +29,20 @@ struct GemmParams {
   // 16-byte vector access allowed for A, B, C (pointer aligned and ld a multiple of 4).
   bool a_vec, b_vec, c_vec;
   // Split-K: blockIdx.y selects a K range of k_per_split elements (a multiple of the tile's
-  // KTB). With split_k > 1 each slice writes unscaled partial sums to
-  // partial[slice * m * n + i + j * m], and the last slice of a tile to finish (counted in
-  // tile_flags[blockIdx.x], zero-initialized, reset by that slice) sums them in slice order
-  // and writes C: split-K costs no extra launch and stays deterministic.
+  // KTB); with split_k > 1 each slice writes unscaled partial sums to
+  // partial[slice * m * n + i + j * m] and a reduction kernel applies alpha and beta.
   int split_k;
   int64_t k_per_split;
   T* partial;
-  int* tile_flags;
   int tiles_m, tiles_n;
 };
 
 // Launcher of one kernel configuration and transpose pair.
 using SgemmLaunchFn = cudaError_t (*)(const GemmParams<float>&, cudaStream_t);
 
-// C = beta * C (the alpha = 0 / k = 0 path of GEMM); beta = 0 never reads C.
-cudaError_t launch_scale_c(const GemmParams<float>& p, cudaStream_t stream);
+// C = (num_partials > 0 ? alpha * sum_s partial[s] : 0) + beta * C; beta = 0 never reads C.
+// With num_partials = 0 this is the alpha = 0 / k = 0 path of GEMM (C = beta * C).
+cudaError_t launch_splitk_reduce(const GemmParams<float>& p, int num_partials,
+                                 cudaStream_t stream);
 
 }  // namespace aegis::gemm::simt

@@ -36,34 +36,30 @@ struct TileLoader {
 
   const float* ptr;   // vector 0 of the current slice
   int64_t line_step;  // elements between consecutive vectors of this thread
-  int smem_off;       // shared-memory offset (floats) of vector 0 within a stage
+  int line0, pos;     // line and position (in float4 units) of vector 0
   float4 regs[kVecs];
 
-  // Tile row and slice k of vector v (first of its four elements).
-  __device__ __forceinline__ static int row_of(int tid, int v) {
-    return kContigRows ? (tid % kVecsPerLine) * 4 : tid / kVecsPerLine + v * kLineStep;
+  __device__ __forceinline__ int row_of(int v) const {
+    return kContigRows ? pos * 4 : line0 + v * kLineStep;
   }
-  __device__ __forceinline__ static int k_of(int tid, int v) {
-    return kContigRows ? tid / kVecsPerLine + v * kLineStep : (tid % kVecsPerLine) * 4;
+  __device__ __forceinline__ int k_of(int v) const {
+    return kContigRows ? line0 + v * kLineStep : pos * 4;
   }
-  // Shared-memory distance between consecutive vectors of a thread.
-  static constexpr int kSmemVecStep = kContigRows ? kLineStep * LDS : kLineStep;
 
   __device__ __forceinline__ TileLoader(const float* X, int64_t ld, int64_t row0, int64_t k0,
                                         int tid)
-      : line_step(kLineStep * ld), smem_off(k_of(tid, 0) * LDS + row_of(tid, 0)) {
-    ptr = kContigRows ? X + (row0 + row_of(tid, 0)) + (k0 + k_of(tid, 0)) * ld
-                      : X + (k0 + k_of(tid, 0)) + (row0 + row_of(tid, 0)) * ld;
+      : line_step(kLineStep * ld), line0(tid / kVecsPerLine), pos(tid % kVecsPerLine) {
+    ptr = kContigRows ? X + (row0 + pos * 4) + (k0 + line0) * ld
+                      : X + (k0 + pos * 4) + (row0 + line0) * ld;
   }
 
   // Loads the current slice into registers; elements at tile row >= rows_left or slice
   // k >= k_left read as zero.
   __device__ __forceinline__ void load(int rows_left, int k_left, bool vec) {
-    const int tid = threadIdx.x;
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) {
       const float* src = ptr + v * line_step;
-      const int r = row_of(tid, v), k = k_of(tid, v);
+      const int r = row_of(v), k = k_of(v);
       const bool full = kContigRows ? (k < k_left && r + 3 < rows_left)
                                     : (r < rows_left && k + 3 < k_left);
       if (vec && full) {
@@ -93,17 +89,17 @@ struct TileLoader {
   // Moves to the next slice.
   __device__ __forceinline__ void advance(int64_t ld) { ptr += kContigRows ? KTB * ld : KTB; }
 
-  __device__ __forceinline__ void store(float* Xs /* (KTB, LDS) one stage */) const {
+  __device__ __forceinline__ void store(float* Xs /* (KTB, LDS) */) const {
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) {
-      float* dst = Xs + smem_off + v * kSmemVecStep;
+      const int r = row_of(v), k = k_of(v);
       if (kContigRows) {
-        *reinterpret_cast<float4*>(dst) = regs[v];
+        *reinterpret_cast<float4*>(Xs + k * LDS + r) = regs[v];
       } else {
-        dst[0 * LDS] = regs[v].x;
-        dst[1 * LDS] = regs[v].y;
-        dst[2 * LDS] = regs[v].z;
-        dst[3 * LDS] = regs[v].w;
+        Xs[(k + 0) * LDS + r] = regs[v].x;
+        Xs[(k + 1) * LDS + r] = regs[v].y;
+        Xs[(k + 2) * LDS + r] = regs[v].z;
+        Xs[(k + 3) * LDS + r] = regs[v].w;
       }
     }
   }
@@ -206,11 +202,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     for (int f = 0; f < kFragN; ++f)
       frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
 
-    // Stage being read by the FFMA loop and stage being refilled; swapped every slice.
-    float* As_cur = As;
-    float* Bs_cur = Bs;
-    float* As_nxt = As + KTB * LDA_S;
-    float* Bs_nxt = Bs + KTB * LDB_S;
+    int stage = 0;
     for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
       const bool has_next = kt + 1 < num_k_tiles;
       if (has_next) {
@@ -218,6 +210,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         b_loader.advance(p.ldb);
         load_slice(kt + 1);
       }
+      const float* As_cur = As + stage * KTB * LDA_S;
+      const float* Bs_cur = Bs + stage * KTB * LDB_S;
 #pragma unroll
       for (int kk = 0; kk < KTB; ++kk) {
         const int cur = kk & 1, nxt = cur ^ 1;
@@ -233,6 +227,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         } else if (has_next) {
           // The other stage was last read before the previous barrier: refill it, then
           // fetch the first fragments of the next slice while this one finishes.
+          float* As_nxt = As + (stage ^ 1) * KTB * LDA_S;
+          float* Bs_nxt = Bs + (stage ^ 1) * KTB * LDB_S;
           a_loader.store(As_nxt);
           b_loader.store(Bs_nxt);
           __syncthreads();
@@ -261,12 +257,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
           }
         }
       }
-      float* const As_done = As_cur;
-      float* const Bs_done = Bs_cur;
-      As_cur = As_nxt;
-      Bs_cur = Bs_nxt;
-      As_nxt = As_done;
-      Bs_nxt = Bs_done;
+      stage ^= 1;
     }
   }
 
@@ -275,7 +266,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
   if (p.split_k > 1) {
     // Unscaled partial sums; the reduction applies alpha and beta in a fixed slice order.
-    // Every slice of a tile writes the same elements (rows/columns inside the matrix).
     float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
     const bool vec = (p.m % 4) == 0;  // the workspace is 16-byte aligned and ld = m
 #pragma unroll
@@ -300,53 +290,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         }
       }
     }
-
-    // Serial split-K fix-up: the last slice of this tile to finish sums all slices, in
-    // slice order from the workspace (so the bits do not depend on which slice is last),
-    // and writes C. Partial sums are published before the arrival is counted.
-    __shared__ int last_slice_arrived;
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) {
-      const int arrived = atomicAdd(&p.tile_flags[blockIdx.x], 1);
-      last_slice_arrived = arrived == p.split_k - 1;
-      if (last_slice_arrived) p.tile_flags[blockIdx.x] = 0;  // ready for the next launch
-    }
-    __syncthreads();
-    if (!last_slice_arrived) return;
-    __threadfence();
-    const int64_t slice_stride = p.m * p.n;
-    const float* P0 = p.partial + m0 + n0 * p.m;
-#pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi) {
-      const int r = frag_row0 + fi * kFragRowStride;
-#pragma unroll
-      for (int fj = 0; fj < kFragN; ++fj) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int c = frag_col0 + fj * kFragColStride + j;
-          if (c >= cols_left) continue;
-          const float* src = P0 + r + c * p.m;
-          float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-          for (int slice = 0; slice < p.split_k; ++slice, src += slice_stride) {
-            // L2 reads (__ldcg): other blocks wrote these; L1 is not coherent.
-            if (vec && r + 3 < rows_left) {
-              const float4 v = __ldcg(reinterpret_cast<const float4*>(src));
-              sum[0] += v.x;
-              sum[1] += v.y;
-              sum[2] += v.z;
-              sum[3] += v.w;
-            } else {
-#pragma unroll
-              for (int i = 0; i < 4; ++i)
-                if (r + i < rows_left) sum[i] += __ldcg(src + i);
-            }
-          }
-#pragma unroll
-          for (int i = 0; i < 4; ++i) acc[fi * 4 + i][fj * 4 + j] = sum[i];
-        }
-      }
-    }
+    return;
   }
 
   const float beta = read_scalar(p.beta);
