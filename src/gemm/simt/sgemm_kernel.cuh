@@ -264,10 +264,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   // ---- epilogue ------------------------------------------------------------------------
   // Tile-relative coordinates in 32 bits; one 64-bit base pointer per tile.
   const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
-  if (p.split_k > 1) {
-    // Unscaled partial sums; the reduction applies alpha and beta in a fixed slice order.
-    float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
-    const bool vec = (p.m % 4) == 0;  // the workspace is 16-byte aligned and ld = m
+  // D = scale * acc + beta * D over this thread's fragment of the column-major tile at D
+  // (leading dimension ld), skipping elements outside the matrix; beta = 0 never reads D.
+  // Columns of four rows go out as one float4 where `vec` allows and the rows exist.
+  auto store_fragment = [&](float* D, int64_t ld, bool vec, float scale, float beta) {
+    const bool read_d = beta != 0.0f;
 #pragma unroll
     for (int fi = 0; fi < kFragM; ++fi) {
       const int r = frag_row0 + fi * kFragRowStride;
@@ -277,56 +278,38 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         for (int j = 0; j < 4; ++j) {
           const int c = frag_col0 + fj * kFragColStride + j;
           if (c >= cols_left) continue;
-          float* dst = P + r + c * p.m;
+          float* dst = D + r + c * ld;
+          float out[4];
+#pragma unroll
+          for (int i = 0; i < 4; ++i) out[i] = scale * acc[fi * 4 + i][fj * 4 + j];
           if (vec && r + 3 < rows_left) {
-            *reinterpret_cast<float4*>(dst) =
-                make_float4(acc[fi * 4 + 0][fj * 4 + j], acc[fi * 4 + 1][fj * 4 + j],
-                            acc[fi * 4 + 2][fj * 4 + j], acc[fi * 4 + 3][fj * 4 + j]);
+            float4* dst4 = reinterpret_cast<float4*>(dst);
+            if (read_d) {
+              const float4 old = *dst4;
+              out[0] = fmaf(beta, old.x, out[0]);
+              out[1] = fmaf(beta, old.y, out[1]);
+              out[2] = fmaf(beta, old.z, out[2]);
+              out[3] = fmaf(beta, old.w, out[3]);
+            }
+            *dst4 = make_float4(out[0], out[1], out[2], out[3]);
           } else {
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-              if (r + i < rows_left) dst[i] = acc[fi * 4 + i][fj * 4 + j];
+              if (r + i < rows_left) dst[i] = read_d ? fmaf(beta, dst[i], out[i]) : out[i];
           }
         }
       }
     }
-    return;
-  }
+  };
 
-  const float beta = read_scalar(p.beta);
-  const bool read_c = beta != 0.0f;  // beta = 0: C is never read (NaN in C must not survive)
-  float* C = p.C + m0 + n0 * p.ldc;  // (MTB, NTB) this tile, ld = ldc
-#pragma unroll
-  for (int fi = 0; fi < kFragM; ++fi) {
-    const int r = frag_row0 + fi * kFragRowStride;
-#pragma unroll
-    for (int fj = 0; fj < kFragN; ++fj) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int c = frag_col0 + fj * kFragColStride + j;
-        if (c >= cols_left) continue;
-        float* dst = C + r + c * p.ldc;
-        float out[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) out[i] = alpha * acc[fi * 4 + i][fj * 4 + j];
-        if (p.c_vec && r + 3 < rows_left) {
-          float4* dst4 = reinterpret_cast<float4*>(dst);
-          if (read_c) {
-            const float4 old = *dst4;
-            out[0] = fmaf(beta, old.x, out[0]);
-            out[1] = fmaf(beta, old.y, out[1]);
-            out[2] = fmaf(beta, old.z, out[2]);
-            out[3] = fmaf(beta, old.w, out[3]);
-          }
-          *dst4 = make_float4(out[0], out[1], out[2], out[3]);
-        } else {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            if (r + i < rows_left) dst[i] = read_c ? fmaf(beta, dst[i], out[i]) : out[i];
-          }
-        }
-      }
-    }
+  if (p.split_k > 1) {
+    // Unscaled partial sums (scale 1 is exact); the reduction applies alpha and beta in a
+    // fixed slice order. The workspace is 16-byte aligned with ld = m.
+    float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
+    store_fragment(P, p.m, p.m % 4 == 0, 1.0f, 0.0f);
+  } else {
+    // beta = 0: C is never read (NaN already in C must not survive).
+    store_fragment(p.C + m0 + n0 * p.ldc, p.ldc, p.c_vec, alpha, read_scalar(p.beta));
   }
 }
 
