@@ -6,6 +6,14 @@
 
 namespace aegis::bench {
 
+namespace {
+const char* g_tool_name = "aegis-bench";
+}  // namespace
+
+const char* tool_name() { return g_tool_name; }
+void set_tool_name(const char* name) { g_tool_name = name; }
+
+
 std::string format_text(const char* format, ...) {
   va_list args;
   va_start(args, format);

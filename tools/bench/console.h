@@ -9,6 +9,10 @@
 
 namespace aegis::bench {
 
+// Name that prefixes the harness's messages ("aegis-bench" unless a tool sets its own).
+const char* tool_name();
+void set_tool_name(const char* name);
+
 // printf into a std::string.
 std::string format_text(const char* format, ...) __attribute__((format(printf, 1, 2)));
 

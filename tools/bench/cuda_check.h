@@ -10,12 +10,13 @@
 #include <cstdlib>
 
 #include "aegis/aegis.h"
+#include "console.h"
 
 namespace aegis::bench {
 
 [[noreturn]] inline void fail_call(const char* call, const char* error, const char* detail,
                                    const char* file, int line) {
-  std::fprintf(stderr, "aegis-bench: %s failed: %s%s%s (%s:%d)\n", call, error,
+  std::fprintf(stderr, "%s: %s failed: %s%s%s (%s:%d)\n", tool_name(), call, error,
                detail[0] ? ": " : "", detail, file, line);
   std::exit(1);
 }

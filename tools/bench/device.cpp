@@ -12,9 +12,9 @@ DeviceInfo require_device() {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     std::fprintf(stderr,
-                 "aegis-bench: no CUDA GPU available (cudaGetDeviceCount: %s); nothing to "
-                 "benchmark\n",
-                 err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+                 "%s: no CUDA GPU available (cudaGetDeviceCount: %s); nothing to "
+                 "measure\n",
+                 tool_name(), err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
     std::exit(2);
   }
   DeviceInfo info;
@@ -42,7 +42,7 @@ int64_t rotation_set_count(int64_t bytes_per_set, int64_t l2_bytes) {
 DeviceArena::DeviceArena(size_t bytes) : capacity_(bytes) {
   cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&base_), bytes);
   if (err != cudaSuccess) {
-    std::fprintf(stderr, "aegis-bench: cudaMalloc of %.2f GiB failed: %s\n",
+    std::fprintf(stderr, "%s: cudaMalloc of %.2f GiB failed: %s\n", tool_name(),
                  double(bytes) / (1u << 30), cudaGetErrorString(err));
     std::exit(1);
   }
@@ -53,7 +53,7 @@ DeviceArena::~DeviceArena() { cudaFree(base_); }
 void* DeviceArena::take_bytes(size_t bytes) {
   size_t needed = footprint(bytes);
   if (used_ + needed > capacity_) {
-    std::fprintf(stderr, "aegis-bench: internal error: device arena of %zu bytes overrun\n",
+    std::fprintf(stderr, "%s: internal error: device arena of %zu bytes overrun\n", tool_name(),
                  capacity_);
     std::exit(1);
   }

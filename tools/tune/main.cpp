@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "console.h"
 #include "sgemm_tuner.h"
 
 namespace {
@@ -20,6 +21,7 @@ void usage(std::FILE* to) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  aegis::bench::set_tool_name("aegis-tune");
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;
