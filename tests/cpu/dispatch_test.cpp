@@ -105,11 +105,12 @@ TEST(ShapeClass, PublicMatchesInternal) {
 
 struct DefRow {
   int mtb, ntb, ktb, mw, nw, mt, nt;
+  int frag_buffers = 2;  // optional eighth column; other than 2 it names a "_f<n>" instance
   std::string name() const {
     char buf[96];
     std::snprintf(buf, sizeof(buf), "sgemm_simt_%dx%dx%d_w%dx%d_t%dx%d", mtb, ntb, ktb, mw, nw,
                   mt, nt);
-    return buf;
+    return frag_buffers == 2 ? std::string(buf) : buf + std::string("_f") + std::to_string(frag_buffers);
   }
 };
 
@@ -123,7 +124,10 @@ std::vector<DefRow> read_config_table() {
     if (first == std::string::npos || line[first] == '#') continue;
     std::istringstream fields(line);
     DefRow r{};
-    if (fields >> r.mtb >> r.ntb >> r.ktb >> r.mw >> r.nw >> r.mt >> r.nt) rows.push_back(r);
+    if (fields >> r.mtb >> r.ntb >> r.ktb >> r.mw >> r.nw >> r.mt >> r.nt) {
+      if (!(fields >> r.frag_buffers)) r.frag_buffers = 2;
+      rows.push_back(r);
+    }
   }
   return rows;
 }

@@ -8,11 +8,15 @@
 
 namespace aegis::gemm::simt {
 
-template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_>
+// FRAG_BUFS_: register buffers for the fragments read from shared memory (2: the next k
+// step's fragments load while this one computes; 1: fewer registers, the compiler
+// schedules the loads).
+template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2>
 struct TileConfig {
   static constexpr int kMTB = MTB_, kNTB = NTB_, kKTB = KTB_;
   static constexpr int kMW = MW_, kNW = NW_;
   static constexpr int kMT = MT_, kNT = NT_;
+  static constexpr int kFragBuffers = FRAG_BUFS_;
 
   static constexpr int kWarpsM = kMTB / kMW;
   static constexpr int kWarpsN = kNTB / kNW;
@@ -34,6 +38,7 @@ struct TileConfig {
   static_assert(kLanesM * kLanesN == 32, "a warp tile must be covered by exactly 32 lanes");
   static_assert(kMT % 4 == 0 && kNT % 4 == 0, "thread fragments are built of 4x4 blocks");
   static_assert(kKTB % 4 == 0, "k slices are loaded as float4");
+  static_assert(kFragBuffers == 1 || kFragBuffers == 2, "one or two fragment buffers");
   static_assert((kMTB * kKTB / 4) % kThreads == 0 && (kMTB * kKTB / 4) >= kThreads,
                 "each thread loads a whole number of float4 of the A tile");
   static_assert((kNTB * kKTB / 4) % kThreads == 0 && (kNTB * kKTB / 4) >= kThreads,

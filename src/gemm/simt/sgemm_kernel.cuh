@@ -193,14 +193,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     b_loader.store(Bs);
     __syncthreads();
 
-    float4 frag_a[2][kFragM];  // (buffer, block): 4 rows of op(A) per float4
-    float4 frag_b[2][kFragN];  // (buffer, block): 4 columns of op(B) per float4
+    constexpr int kBufs = Cfg::kFragBuffers;
+    float4 frag_a[kBufs][kFragM];  // (buffer, block): 4 rows of op(A) per float4
+    float4 frag_b[kBufs][kFragN];  // (buffer, block): 4 columns of op(B) per float4
+    if constexpr (kBufs == 2) {
 #pragma unroll
-    for (int f = 0; f < kFragM; ++f)
-      frag_a[0][f] = *reinterpret_cast<const float4*>(As + frag_row0 + f * kFragRowStride);
+      for (int f = 0; f < kFragM; ++f)
+        frag_a[0][f] = *reinterpret_cast<const float4*>(As + frag_row0 + f * kFragRowStride);
 #pragma unroll
-    for (int f = 0; f < kFragN; ++f)
-      frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
+      for (int f = 0; f < kFragN; ++f)
+        frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
+    }
 
     int stage = 0;
     for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
@@ -214,8 +217,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       const float* Bs_cur = Bs + stage * KTB * LDB_S;
 #pragma unroll
       for (int kk = 0; kk < KTB; ++kk) {
-        const int cur = kk & 1, nxt = cur ^ 1;
-        if (kk + 1 < KTB) {
+        const int cur = kBufs == 2 ? (kk & 1) : 0, nxt = kBufs == 2 ? (cur ^ 1) : 0;
+        if constexpr (kBufs == 1) {
+          // One fragment buffer: this step's fragments, read just before use (the
+          // compiler hoists them as far as registers allow).
+#pragma unroll
+          for (int f = 0; f < kFragM; ++f)
+            frag_a[0][f] = *reinterpret_cast<const float4*>(
+                As_cur + kk * LDA_S + frag_row0 + f * kFragRowStride);
+#pragma unroll
+          for (int f = 0; f < kFragN; ++f)
+            frag_b[0][f] = *reinterpret_cast<const float4*>(
+                Bs_cur + kk * LDB_S + frag_col0 + f * kFragColStride);
+        } else if (kk + 1 < KTB) {
 #pragma unroll
           for (int f = 0; f < kFragM; ++f)
             frag_a[nxt][f] = *reinterpret_cast<const float4*>(
@@ -254,6 +268,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
 #pragma unroll
               for (int j = 0; j < 4; ++j)
                 acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
+          }
+        }
+        if constexpr (kBufs == 1) {
+          if (kk == KTB - 1 && has_next) {
+            // The other stage was last read before the previous barrier.
+            a_loader.store(As + (stage ^ 1) * KTB * LDA_S);
+            b_loader.store(Bs + (stage ^ 1) * KTB * LDB_S);
+            __syncthreads();
           }
         }
       }
