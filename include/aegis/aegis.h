@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cuComplex.h>
 #include <cuda_runtime_api.h>
 
 #if defined(_WIN32)
@@ -63,6 +64,22 @@ typedef enum {
   AEGIS_SHAPE_COUNT = 6
 } aegisShapeClass_t;
 
+/* Which triangle of a symmetric or Hermitian matrix is stored (and read). */
+typedef enum {
+  AEGIS_FILL_MODE_LOWER = 0,
+  AEGIS_FILL_MODE_UPPER = 1
+} aegisFillMode_t;
+
+/* How routines that split a sum over several thread blocks combine the pieces
+ * (level-2 BLAS). DETERMINISTIC (the default): partial sums go to a workspace and are added
+ * in a fixed order, so a call gives the same bits every run. ATOMICS: partial sums are added
+ * into the output with atomic operations: fastest, but the order of the additions, and so
+ * the last bits of the result, may change from run to run. */
+typedef enum {
+  AEGIS_REDUCTION_DETERMINISTIC = 0,
+  AEGIS_REDUCTION_ATOMICS = 1
+} aegisReductionMode_t;
+
 typedef struct aegisContext* aegisHandle_t;
 
 /* ---- status, version ---------------------------------------------------------------- */
@@ -84,6 +101,8 @@ AEGIS_API aegisStatus_t aegisGetPointerMode(aegisHandle_t handle, aegisPointerMo
  * valid until the work queued on the handle's stream has finished. */
 AEGIS_API aegisStatus_t aegisSetWorkspace(aegisHandle_t handle, void* workspace, size_t bytes);
 AEGIS_API aegisStatus_t aegisGetWorkspaceSize(aegisHandle_t handle, size_t* bytes);
+AEGIS_API aegisStatus_t aegisSetReductionMode(aegisHandle_t handle, aegisReductionMode_t mode);
+AEGIS_API aegisStatus_t aegisGetReductionMode(aegisHandle_t handle, aegisReductionMode_t* mode);
 /* Text of the last error reported on this handle ("" if none). Valid until the next call
  * on the handle. */
 AEGIS_API const char* aegisGetLastErrorString(aegisHandle_t handle);
@@ -95,6 +114,113 @@ AEGIS_API aegisStatus_t aegisSgemm(aegisHandle_t handle, aegisOperation_t transa
                                    const float* alpha, const float* A, int64_t lda,
                                    const float* B, int64_t ldb, const float* beta, float* C,
                                    int64_t ldc);
+
+/* ---- level 2 ---------------------------------------------------------------------------- */
+/* y = alpha * op(A) * x + beta * y, A m x n, reference-BLAS semantics: incx and incy may be
+ * negative (the vector then starts at its last element in memory), beta = 0 never reads y.
+ * Parameters (reference numbering): 1 trans 2 m 3 n 4 alpha 5 A 6 lda 7 x 8 incx 9 beta
+ * 10 y 11 incy. */
+AEGIS_API aegisStatus_t aegisSgemv(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                   int64_t n, const float* alpha, const float* A, int64_t lda,
+                                   const float* x, int64_t incx, const float* beta, float* y,
+                                   int64_t incy);
+AEGIS_API aegisStatus_t aegisDgemv(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                   int64_t n, const double* alpha, const double* A, int64_t lda,
+                                   const double* x, int64_t incx, const double* beta, double* y,
+                                   int64_t incy);
+AEGIS_API aegisStatus_t aegisCgemv(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                   int64_t n, const cuComplex* alpha, const cuComplex* A,
+                                   int64_t lda, const cuComplex* x, int64_t incx,
+                                   const cuComplex* beta, cuComplex* y, int64_t incy);
+AEGIS_API aegisStatus_t aegisZgemv(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                   int64_t n, const cuDoubleComplex* alpha,
+                                   const cuDoubleComplex* A, int64_t lda, const cuDoubleComplex* x,
+                                   int64_t incx, const cuDoubleComplex* beta, cuDoubleComplex* y,
+                                   int64_t incy);
+
+/* y = alpha * A * x + beta * y, A n x n symmetric (SYMV) or Hermitian (HEMV), only the uplo
+ * triangle is read (HEMV takes the imaginary part of the diagonal as zero).
+ * Parameters: 1 uplo 2 n 3 alpha 4 A 5 lda 6 x 7 incx 8 beta 9 y 10 incy. */
+AEGIS_API aegisStatus_t aegisSsymv(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                   const float* alpha, const float* A, int64_t lda,
+                                   const float* x, int64_t incx, const float* beta, float* y,
+                                   int64_t incy);
+AEGIS_API aegisStatus_t aegisDsymv(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                   const double* alpha, const double* A, int64_t lda,
+                                   const double* x, int64_t incx, const double* beta, double* y,
+                                   int64_t incy);
+AEGIS_API aegisStatus_t aegisCsymv(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                   const cuComplex* alpha, const cuComplex* A, int64_t lda,
+                                   const cuComplex* x, int64_t incx, const cuComplex* beta,
+                                   cuComplex* y, int64_t incy);
+AEGIS_API aegisStatus_t aegisZsymv(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                   const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+                                   int64_t lda, const cuDoubleComplex* x, int64_t incx,
+                                   const cuDoubleComplex* beta, cuDoubleComplex* y, int64_t incy);
+AEGIS_API aegisStatus_t aegisChemv(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                   const cuComplex* alpha, const cuComplex* A, int64_t lda,
+                                   const cuComplex* x, int64_t incx, const cuComplex* beta,
+                                   cuComplex* y, int64_t incy);
+AEGIS_API aegisStatus_t aegisZhemv(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                   const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+                                   int64_t lda, const cuDoubleComplex* x, int64_t incx,
+                                   const cuDoubleComplex* beta, cuDoubleComplex* y, int64_t incy);
+
+/* Submatrix (offset) variants, as KBLAS: A is the full matrix and the routine works on
+ * the block that starts at row offset_r, column offset_c (SYMV/HEMV: at offset, offset,
+ * on the diagonal). The result is that of the plain routine called with
+ * A + offset_r + offset_c * lda, but the kernels keep their loads aligned to the full
+ * matrix, which is faster when that pointer would not be 16-byte aligned. lda must cover
+ * offset_r + m rows. Parameters 12 offset_r 13 offset_c (SYMV/HEMV: 11 offset). */
+AEGIS_API aegisStatus_t aegisSgemvOffset(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                         int64_t n, const float* alpha, const float* A,
+                                         int64_t lda, const float* x, int64_t incx,
+                                         const float* beta, float* y, int64_t incy,
+                                         int64_t offset_r, int64_t offset_c);
+AEGIS_API aegisStatus_t aegisDgemvOffset(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                         int64_t n, const double* alpha, const double* A,
+                                         int64_t lda, const double* x, int64_t incx,
+                                         const double* beta, double* y, int64_t incy,
+                                         int64_t offset_r, int64_t offset_c);
+AEGIS_API aegisStatus_t aegisCgemvOffset(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                         int64_t n, const cuComplex* alpha, const cuComplex* A,
+                                         int64_t lda, const cuComplex* x, int64_t incx,
+                                         const cuComplex* beta, cuComplex* y, int64_t incy,
+                                         int64_t offset_r, int64_t offset_c);
+AEGIS_API aegisStatus_t aegisZgemvOffset(aegisHandle_t handle, aegisOperation_t trans, int64_t m,
+                                         int64_t n, const cuDoubleComplex* alpha,
+                                         const cuDoubleComplex* A, int64_t lda,
+                                         const cuDoubleComplex* x, int64_t incx,
+                                         const cuDoubleComplex* beta, cuDoubleComplex* y,
+                                         int64_t incy, int64_t offset_r, int64_t offset_c);
+AEGIS_API aegisStatus_t aegisSsymvOffset(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                         const float* alpha, const float* A, int64_t lda,
+                                         const float* x, int64_t incx, const float* beta,
+                                         float* y, int64_t incy, int64_t offset);
+AEGIS_API aegisStatus_t aegisDsymvOffset(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                         const double* alpha, const double* A, int64_t lda,
+                                         const double* x, int64_t incx, const double* beta,
+                                         double* y, int64_t incy, int64_t offset);
+AEGIS_API aegisStatus_t aegisCsymvOffset(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                         const cuComplex* alpha, const cuComplex* A,
+                                         int64_t lda, const cuComplex* x, int64_t incx,
+                                         const cuComplex* beta, cuComplex* y, int64_t incy,
+                                         int64_t offset);
+AEGIS_API aegisStatus_t aegisZsymvOffset(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                         const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+                                         int64_t lda, const cuDoubleComplex* x, int64_t incx,
+                                         const cuDoubleComplex* beta, cuDoubleComplex* y,
+                                         int64_t incy, int64_t offset);
+AEGIS_API aegisStatus_t aegisChemvOffset(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                         const cuComplex* alpha, const cuComplex* A,
+                                         int64_t lda, const cuComplex* x, int64_t incx,
+                                         const cuComplex* beta, cuComplex* y, int64_t incy,
+                                         int64_t offset);
+AEGIS_API aegisStatus_t aegisZhemvOffset(aegisHandle_t handle, aegisFillMode_t uplo, int64_t n,
+                                         const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+                                         int64_t lda, const cuDoubleComplex* x, int64_t incx,
+                                         const cuDoubleComplex* beta, cuDoubleComplex* y,
+                                         int64_t incy, int64_t offset);
 
 /* ---- dispatch introspection and tuning (used by aegis-tune, aegis-bench, tests) -------- */
 /* Shape class dispatch assigns to an m x n x k product. Pure host function. */
@@ -114,6 +240,20 @@ AEGIS_API aegisStatus_t aegisSetSgemmOverride(aegisHandle_t handle, const char* 
  * nothing (a quick return or an error). */
 AEGIS_API aegisStatus_t aegisGetLastSgemmChoice(aegisHandle_t handle, const char** config,
                                                 int* split_k);
+/* Level-2 kernel configurations built into this library, by index (NULL past the end),
+ * e.g. "sgemv_t_nb128_q4". */
+AEGIS_API int aegisBlas2ConfigCount(void);
+AEGIS_API const char* aegisBlas2ConfigName(int index);
+/* Makes every following level-2 call on this handle whose routine matches the named
+ * configuration (e.g. any SGEMV with trans = N for "sgemv_n_...") use that configuration
+ * with y_split thread blocks per block row (0: chosen from the size). config = NULL clears
+ * the override. An unknown name gives AEGIS_STATUS_INVALID_VALUE. */
+AEGIS_API aegisStatus_t aegisSetBlas2Override(aegisHandle_t handle, const char* config,
+                                              int y_split);
+/* Configuration and Y split used by the last level-2 call on this handle that launched
+ * work ("" and 0 otherwise). */
+AEGIS_API aegisStatus_t aegisGetLastBlas2Choice(aegisHandle_t handle, const char** config,
+                                                int* y_split);
 /* Name of the tuning table dispatch uses on this handle's device ("default" if the device
  * has no table of its own). */
 AEGIS_API const char* aegisGetTuningTableName(aegisHandle_t handle);

@@ -44,7 +44,9 @@ int choose_split_k(int64_t m, int64_t n, int64_t k, int mtb, int ntb, int ktb, i
   // Splitting pays only while the tiles leave most block slots idle: measured on the H200
   // (aegis-tune, docs/perf-notes.md), half-filled slots already beat the reduction's cost.
   if (2 * tiles > block_slots) return 1;
-  int64_t split = ceil_div(block_slots, tiles);  // about one full wave
+  // As many slices as fit in one wave: one more would start a second, nearly empty wave
+  // (measured: 16 tiles x 9 slices on 132 slots ran at 0.6x of 16 x 8).
+  int64_t split = block_slots / tiles;
   if (split > max_split) split = max_split;
   const int64_t deepest = k / (static_cast<int64_t>(kMinSplitKTiles) * ktb);
   if (split > deepest) split = deepest;

@@ -16,7 +16,7 @@ aegisShapeClass_t gemm_shape_class(int64_t m, int64_t n, int64_t k);
 
 // Split-K factor for a grid of mtb x ntb tiles: 1 when the tiles alone fill more than half
 // the block_slots thread blocks the GPU runs at once (SMs x resident blocks per SM); otherwise
-// enough slices for about one full wave, at most max_split, slices at least
+// as many slices as fit in one full wave, at most max_split, slices at least
 // kMinSplitKTiles k-tiles deep (all but the last, which holds the remainder), and the
 // partial sums (split * m * n floats) within
 // workspace_bytes. The returned factor is exact: ceil(k / k_per_split(...)) equals it.

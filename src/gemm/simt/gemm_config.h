@@ -23,9 +23,12 @@ struct TileConfig {
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kLanesM = kMW / kMT;  // lanes of a warp along M
   static constexpr int kLanesN = kNW / kNT;  // lanes of a warp along N
-  // Two blocks of 256 threads (or the same thread count in smaller blocks) per SM: caps
-  // registers at 128 per thread, enough for an 8x8 fragment plus double-buffered operands.
-  static constexpr int kMinBlocksPerSM = (512 / kThreads) > 0 ? (512 / kThreads) : 1;
+  // Up to 64 accumulators: two blocks of 256 threads (or the same thread count in smaller
+  // blocks) per SM, which caps registers at 128 per thread, enough for an 8x8 fragment plus
+  // operands. Larger fragments (8x16) need ~200 registers: one block per SM, whose FFMAs
+  // then rely on the fragment's own independence rather than on other warps.
+  static constexpr int kMinBlocksPerSM =
+      kMT * kNT > 64 ? 1 : ((512 / kThreads) > 0 ? (512 / kThreads) : 1);
   // One extra float4 per shared-memory row: transposing stores of the two float4s a warp
   // writes per row pair then land in different bank halves (see TileLoader).
   static constexpr int kSmemPad = 4;

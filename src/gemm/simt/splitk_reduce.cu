@@ -8,24 +8,68 @@ __device__ __forceinline__ float read_scalar_value(const Scalar<float>& s) {
   return s.device_ptr ? *s.device_ptr : s.value;
 }
 
-// One thread per element; blockIdx.y walks columns (grid-stride beyond 65535). Slices are
-// summed in index order, so the result does not depend on scheduling.
+// Launched as a programmatic dependent of the GEMM kernel (Hopper): its blocks may start
+// while the GEMM finishes, and wait here until the GEMM's partial sums are visible. This
+// hides the launch gap between the two kernels.
+__device__ __forceinline__ void wait_for_preceding_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// Each thread owns four consecutive rows of one column (blockIdx.y walks columns,
+// grid-stride beyond 65535): 16-byte accesses where the layout allows. Slices are summed in
+// index order, so the result does not depend on scheduling; the loop is unrolled so several
+// slices' loads are in flight at once.
 __global__ void splitk_reduce_kernel(const GemmParams<float> p, int num_partials) {
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
+  wait_for_preceding_kernel();
   if (i >= p.m) return;
   const float alpha = read_scalar_value(p.alpha);
   const float beta = read_scalar_value(p.beta);
   const int64_t slice = p.m * p.n;
+  const bool whole = i + 3 < p.m;
+  const bool vec_partial = whole && p.m % 4 == 0;  // workspace is 16-byte aligned, ld = m
+  const bool vec_c = whole && p.c_vec;
   for (int64_t j = blockIdx.y; j < p.n; j += gridDim.y) {
-    float out = 0.0f;
+    float out[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     if (num_partials > 0) {
       const float* src = p.partial + i + j * p.m;
-      float sum = 0.0f;
-      for (int s = 0; s < num_partials; ++s) sum += src[s * slice];
-      out = alpha * sum;
+      float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 4
+      for (int s = 0; s < num_partials; ++s) {
+        const float* sp = src + s * slice;
+        if (vec_partial) {
+          const float4 v = *reinterpret_cast<const float4*>(sp);
+          sum[0] += v.x;
+          sum[1] += v.y;
+          sum[2] += v.z;
+          sum[3] += v.w;
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            if (i + q < p.m) sum[q] += sp[q];
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) out[q] = alpha * sum[q];
     }
     float* dst = p.C + i + j * p.ldc;
-    *dst = beta != 0.0f ? fmaf(beta, *dst, out) : out;
+    if (vec_c) {
+      float4* dst4 = reinterpret_cast<float4*>(dst);
+      if (beta != 0.0f) {  // beta = 0 never reads C
+        const float4 old = *dst4;
+        out[0] = fmaf(beta, old.x, out[0]);
+        out[1] = fmaf(beta, old.y, out[1]);
+        out[2] = fmaf(beta, old.z, out[2]);
+        out[3] = fmaf(beta, old.w, out[3]);
+      }
+      *dst4 = make_float4(out[0], out[1], out[2], out[3]);
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (i + q < p.m) dst[q] = beta != 0.0f ? fmaf(beta, dst[q], out[q]) : out[q];
+    }
   }
 }
 
@@ -34,12 +78,21 @@ __global__ void splitk_reduce_kernel(const GemmParams<float> p, int num_partials
 cudaError_t launch_splitk_reduce(const GemmParams<float>& p, int num_partials,
                                  cudaStream_t stream) {
   constexpr int kThreads = 256;
-  const int64_t blocks_x = (p.m + kThreads - 1) / kThreads;
+  const int64_t rows_per_block = 4 * kThreads;
+  const int64_t blocks_x = (p.m + rows_per_block - 1) / rows_per_block;
   const int64_t blocks_y = p.n < 65535 ? p.n : 65535;
   if (blocks_x > 0x7fffffff) return cudaErrorInvalidConfiguration;
-  splitk_reduce_kernel<<<dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(blocks_y)),
-                         kThreads, 0, stream>>>(p, num_partials);
-  return cudaGetLastError();
+
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(blocks_y));
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, splitk_reduce_kernel, p, num_partials);
 }
 
 }  // namespace aegis::gemm::simt
