@@ -3,7 +3,7 @@
 // Structure (Wu et al., ICS'23, after the classic register-blocked SGEMM):
 //   global --(float4 loads into registers, one k slice ahead)--> registers
 //   registers --(stored into the idle half of a double-buffered stage)--> shared memory
-//   shared memory --(float4 fragment loads, double-buffered in registers)--> FMA
+//   shared memory --(float4 fragment loads, one or two register buffers)--> FMA
 // One __syncthreads per k slice. Every shape is handled: partial tiles zero-fill their
 // loads and guard their stores; unaligned pointers or leading dimensions take scalar loads.
 #pragma once
