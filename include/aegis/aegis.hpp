@@ -16,6 +16,11 @@ namespace aegis {
 
 enum class Op { N = AEGIS_OP_N, T = AEGIS_OP_T, C = AEGIS_OP_C };
 enum class PointerMode { Host = AEGIS_POINTER_MODE_HOST, Device = AEGIS_POINTER_MODE_DEVICE };
+enum class Fill { Lower = AEGIS_FILL_MODE_LOWER, Upper = AEGIS_FILL_MODE_UPPER };
+enum class Reduction {
+  Deterministic = AEGIS_REDUCTION_DETERMINISTIC,
+  Atomics = AEGIS_REDUCTION_ATOMICS
+};
 
 class Error : public std::runtime_error {
  public:
@@ -74,6 +79,14 @@ class Handle {
   void set_workspace(void* workspace, size_t bytes) {
     check(aegisSetWorkspace(h_, workspace, bytes));
   }
+  void set_reduction_mode(Reduction mode) {
+    check(aegisSetReductionMode(h_, static_cast<aegisReductionMode_t>(mode)));
+  }
+  Reduction reduction_mode() const {
+    aegisReductionMode_t m = AEGIS_REDUCTION_DETERMINISTIC;
+    check(aegisGetReductionMode(h_, &m));
+    return static_cast<Reduction>(m);
+  }
   std::string last_error() const { return aegisGetLastErrorString(h_); }
 
   // Throws aegis::Error if status is not SUCCESS.
@@ -96,7 +109,60 @@ inline aegisStatus_t gemm_c(aegisHandle_t h, aegisOperation_t ta, aegisOperation
                             const float* beta, float* C, int64_t ldc) {
   return aegisSgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
+
+#define AEGIS_HPP_LEVEL2(T, G, S)                                                               \
+  inline aegisStatus_t gemv_c(aegisHandle_t h, aegisOperation_t t, int64_t m, int64_t n,        \
+                              const T* alpha, const T* A, int64_t lda, const T* x, int64_t incx, \
+                              const T* beta, T* y, int64_t incy) {                              \
+    return G(h, t, m, n, alpha, A, lda, x, incx, beta, y, incy);                                \
+  }                                                                                             \
+  inline aegisStatus_t symv_c(aegisHandle_t h, aegisFillMode_t u, int64_t n, const T* alpha,    \
+                              const T* A, int64_t lda, const T* x, int64_t incx, const T* beta, \
+                              T* y, int64_t incy) {                                             \
+    return S(h, u, n, alpha, A, lda, x, incx, beta, y, incy);                                   \
+  }
+AEGIS_HPP_LEVEL2(float, aegisSgemv, aegisSsymv)
+AEGIS_HPP_LEVEL2(double, aegisDgemv, aegisDsymv)
+AEGIS_HPP_LEVEL2(cuComplex, aegisCgemv, aegisCsymv)
+AEGIS_HPP_LEVEL2(cuDoubleComplex, aegisZgemv, aegisZsymv)
+#undef AEGIS_HPP_LEVEL2
+inline aegisStatus_t hemv_c(aegisHandle_t h, aegisFillMode_t u, int64_t n, const cuComplex* alpha,
+                            const cuComplex* A, int64_t lda, const cuComplex* x, int64_t incx,
+                            const cuComplex* beta, cuComplex* y, int64_t incy) {
+  return aegisChemv(h, u, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+inline aegisStatus_t hemv_c(aegisHandle_t h, aegisFillMode_t u, int64_t n,
+                            const cuDoubleComplex* alpha, const cuDoubleComplex* A, int64_t lda,
+                            const cuDoubleComplex* x, int64_t incx, const cuDoubleComplex* beta,
+                            cuDoubleComplex* y, int64_t incy) {
+  return aegisZhemv(h, u, n, alpha, A, lda, x, incx, beta, y, incy);
+}
 }  // namespace detail
+
+// y = alpha op(A) x + beta y; T is float, double, cuComplex or cuDoubleComplex. alpha and
+// beta follow the handle's pointer mode.
+template <typename T>
+void gemv(const Handle& h, Op trans, int64_t m, int64_t n, const T* alpha, const T* A,
+          int64_t lda, const T* x, int64_t incx, const T* beta, T* y, int64_t incy) {
+  h.check(detail::gemv_c(h.get(), static_cast<aegisOperation_t>(trans), m, n, alpha, A, lda, x,
+                         incx, beta, y, incy));
+}
+
+// y = alpha A x + beta y, A symmetric (only the `uplo` triangle is read).
+template <typename T>
+void symv(const Handle& h, Fill uplo, int64_t n, const T* alpha, const T* A, int64_t lda,
+          const T* x, int64_t incx, const T* beta, T* y, int64_t incy) {
+  h.check(detail::symv_c(h.get(), static_cast<aegisFillMode_t>(uplo), n, alpha, A, lda, x, incx,
+                         beta, y, incy));
+}
+
+// y = alpha A x + beta y, A Hermitian (cuComplex or cuDoubleComplex).
+template <typename T>
+void hemv(const Handle& h, Fill uplo, int64_t n, const T* alpha, const T* A, int64_t lda,
+          const T* x, int64_t incx, const T* beta, T* y, int64_t incy) {
+  h.check(detail::hemv_c(h.get(), static_cast<aegisFillMode_t>(uplo), n, alpha, A, lda, x, incx,
+                         beta, y, incy));
+}
 
 // C = alpha * op(A) * op(B) + beta * C with alpha and beta in the handle's pointer mode
 // (host or device pointers).

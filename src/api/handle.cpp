@@ -58,6 +58,16 @@ aegisStatus_t aegisCreate(aegisHandle_t* handle) {
     return AEGIS_STATUS_ALLOC_FAILED;
   }
   ctx->own_workspace_bytes = aegis::detail::kDefaultWorkspaceBytes;
+  const size_t counter_bytes = sizeof(unsigned) * aegis::detail::kBlas2CounterCount;
+  if (cudaMalloc(reinterpret_cast<void**>(&ctx->blas2_counters), counter_bytes) != cudaSuccess ||
+      cudaMemset(ctx->blas2_counters, 0, counter_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    if (ctx->blas2_counters) cudaFree(ctx->blas2_counters);
+    cudaFree(ctx->own_workspace);
+    delete ctx;
+    return AEGIS_STATUS_ALLOC_FAILED;
+  }
+  ctx->blas2_counter_count = aegis::detail::kBlas2CounterCount;
   *handle = ctx;
   return AEGIS_STATUS_SUCCESS;
 }
@@ -66,6 +76,8 @@ aegisStatus_t aegisDestroy(aegisHandle_t handle) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
   // cudaFree waits for work still using the workspace.
   if (handle->own_workspace) cudaFree(handle->own_workspace);
+  if (handle->blas2_counters) cudaFree(handle->blas2_counters);
+  if (handle->blas2_scratch) cudaFree(handle->blas2_scratch);
   delete handle;
   return AEGIS_STATUS_SUCCESS;
 }
@@ -119,6 +131,25 @@ aegisStatus_t aegisGetWorkspaceSize(aegisHandle_t handle, size_t* bytes) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
   if (!bytes) return invalid_argument(handle, "aegisGetWorkspaceSize", 2, "(bytes = NULL) must not be NULL");
   *bytes = handle->workspace_bytes();
+  return AEGIS_STATUS_SUCCESS;
+}
+
+aegisStatus_t aegisSetReductionMode(aegisHandle_t handle, aegisReductionMode_t mode) {
+  if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
+  if (mode != AEGIS_REDUCTION_DETERMINISTIC && mode != AEGIS_REDUCTION_ATOMICS)
+    return invalid_argument(handle, "aegisSetReductionMode", 2,
+                            "(mode = %d) must be AEGIS_REDUCTION_DETERMINISTIC or "
+                            "AEGIS_REDUCTION_ATOMICS",
+                            static_cast<int>(mode));
+  handle->reduction_mode = mode;
+  return AEGIS_STATUS_SUCCESS;
+}
+
+aegisStatus_t aegisGetReductionMode(aegisHandle_t handle, aegisReductionMode_t* mode) {
+  if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
+  if (!mode)
+    return invalid_argument(handle, "aegisGetReductionMode", 2, "(mode = NULL) must not be NULL");
+  *mode = handle->reduction_mode;
   return AEGIS_STATUS_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "command_line.h"
+#include "blas2_bench.h"
 #include "gemm_bench.h"
 
 namespace aegis::bench {
@@ -18,6 +19,10 @@ struct Subcommand {
 
 const Subcommand kSubcommands[] = {
     {"gemm", "SGEMM: aegis against cuBLAS over a suite of shapes", print_gemm_usage, run_gemm},
+    {"gemv", "GEMV s/d/c/z (N, T, C): GB/s against cuBLAS", print_blas2_usage, run_blas2},
+    {"symv", "SYMV s/d/c/z: GB/s over the triangle against cuBLAS", print_blas2_usage, run_blas2},
+    {"hemv", "HEMV c/z: GB/s over the triangle against cuBLAS", print_blas2_usage, run_blas2},
+    {"blas2", "gemv, symv and hemv in one run (one JSON)", print_blas2_usage, run_blas2},
 };
 
 void print_usage(std::FILE* out) {

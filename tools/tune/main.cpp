@@ -6,6 +6,7 @@
 #include <string>
 
 #include "console.h"
+#include "blas2_tuner.h"
 #include "sgemm_tuner.h"
 
 namespace {
@@ -15,7 +16,11 @@ void usage(std::FILE* to) {
                "usage: aegis-tune sgemm [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
                "  Times every compiled SGEMM configuration with each split-K limit on\n"
                "  representative shapes of each shape class and writes the winning rows.\n"
-               "  Commit the table as src/dispatch/tuning/sgemm_<gpu>.inc.\n");
+               "  Commit the table as src/dispatch/tuning/sgemm_<gpu>.inc.\n"
+               "usage: aegis-tune blas2 [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
+               "                        [--precisions sdcz]\n"
+               "  Times every level-2 configuration with each Y split per routine and size\n"
+               "  band (deterministic mode). Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n");
 }
 
 }  // namespace
@@ -25,6 +30,37 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;
+  }
+  if (!std::strcmp(argv[1], "blas2")) {
+    aegis::tune::Blas2TuneOptions b;
+    for (int i = 0; i < argc; ++i) b.command += (i ? " " : "") + std::string(argv[i]);
+    for (int i = 2; i < argc; ++i) {
+      const std::string arg = argv[i];
+      const bool has_value = i + 1 < argc;
+      if (arg == "--help" || arg == "-h") {
+        usage(stdout);
+        return 0;
+      } else if (arg == "--out" && has_value) {
+        b.out_path = argv[++i];
+      } else if (arg == "--json" && has_value) {
+        b.json_path = argv[++i];
+      } else if (arg == "--precisions" && has_value) {
+        b.precisions = argv[++i];
+      } else if (arg == "--reps" && has_value) {
+        b.reps = std::atoi(argv[++i]);
+        if (b.reps < 1) {
+          std::fprintf(stderr, "aegis-tune: --reps must be >= 1\n");
+          return 1;
+        }
+      } else if (arg == "--seed" && has_value) {
+        b.seed = std::strtoull(argv[++i], nullptr, 10);
+      } else {
+        std::fprintf(stderr, "aegis-tune: unknown or incomplete option '%s'\n", arg.c_str());
+        usage(stderr);
+        return 1;
+      }
+    }
+    return aegis::tune::run_blas2_tuner(b);
   }
   if (std::strcmp(argv[1], "sgemm") != 0) {
     std::fprintf(stderr, "aegis-tune: unknown routine '%s'\n", argv[1]);

@@ -1,0 +1,99 @@
+// Pieces every level-2 kernel file shares: scalar arithmetic, the launch structures and the
+// conversion of a call's host-side scalars to the kernel's type.
+#pragma once
+
+#include "blas2/blas2_launch.h"
+#include "blas2/blas2_scalar.cuh"
+
+namespace aegis::blas2 {
+
+template <typename T>
+inline T scalar_from(const double v[2]);
+template <>
+inline float scalar_from<float>(const double v[2]) {
+  return float(v[0]);
+}
+template <>
+inline double scalar_from<double>(const double v[2]) {
+  return v[0];
+}
+template <>
+inline cuComplex scalar_from<cuComplex>(const double v[2]) {
+  return make_cuComplex(float(v[0]), float(v[1]));
+}
+template <>
+inline cuDoubleComplex scalar_from<cuDoubleComplex>(const double v[2]) {
+  return make_cuDoubleComplex(v[0], v[1]);
+}
+
+template <typename T>
+Scalars<T> scalars_of(const Blas2Call& call) {
+  Scalars<T> s;
+  s.alpha = scalar_from<T>(call.alpha);
+  s.beta = scalar_from<T>(call.beta);
+  s.alpha_device = static_cast<const T*>(call.alpha_device);
+  s.beta_device = static_cast<const T*>(call.beta_device);
+  return s;
+}
+
+__device__ __forceinline__ float shfl_xor(float v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ double shfl_xor(double v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ cuComplex shfl_xor(cuComplex v, int o) {
+  return make_cuComplex(__shfl_xor_sync(0xffffffffu, v.x, o), __shfl_xor_sync(0xffffffffu, v.y, o));
+}
+__device__ __forceinline__ cuDoubleComplex shfl_xor(cuDoubleComplex v, int o) {
+  return make_cuDoubleComplex(__shfl_xor_sync(0xffffffffu, v.x, o),
+                              __shfl_xor_sync(0xffffffffu, v.y, o));
+}
+
+// Loads V rows starting at logical row first_logical (p points at it); rows outside
+// [0, m) read nothing and give zero.
+template <typename T, int V, bool VEC>
+__device__ __forceinline__ Vec<T, V> load_rows(const T* p, int64_t first_logical, int64_t m) {
+  if (VEC && first_logical >= 0 && first_logical + V <= m) return load_stream<T, V>(p);
+  Vec<T, V> out;
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    const int64_t i = first_logical + v;
+    out.v[v] = (i >= 0 && i < m) ? p[v] : zero<T>();
+  }
+  return out;
+}
+
+// The last block of a panel to arrive (deterministic mode) returns true, after which it
+// may read every block's partials. The counter is reset for the next call.
+__device__ __forceinline__ bool arrive_last(unsigned* counter, unsigned expected) {
+  __shared__ bool last;
+  __threadfence();  // this block's partials are visible before it counts itself in
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    const unsigned before = atomicAdd(counter, 1u);
+    last = before == expected - 1;
+    if (last) *counter = 0u;
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
+// Sum of parts[k * stride + index] for k < count in order, loads kept in flight.
+template <typename T>
+__device__ __forceinline__ T ordered_sum(const T* parts, int64_t stride, int count) {
+  T s = zero<T>();
+  int k = 0;
+  for (; k + 4 <= count; k += 4) {
+    T p[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) p[u] = __ldcg(parts + (k + u) * stride);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) s = add(s, p[u]);
+  }
+  for (; k < count; ++k) s = add(s, __ldcg(parts + k * stride));
+  return s;
+}
+
+}  // namespace aegis::blas2

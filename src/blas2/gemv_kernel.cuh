@@ -1,0 +1,276 @@
+// GEMV kernel templates: y = alpha op(A) x + beta y for column-major A (m x n).
+//
+//   gemv_n_kernel<T, NB, Q, VEC>   op = N. A thread block owns NB rows (one vector of
+//       kVecWidth<T> rows per thread, NB / V threads down the rows) and Q thread columns
+//       that walk interleaved columns, U columns at a time (U independent 16-byte loads in
+//       flight per thread). Y blocks split the columns of one row panel.
+//   gemv_t_kernel<T, NB, Q, VEC, CONJ>   op = T or C. A thread block owns NB columns, Q
+//       warps of NB / Q columns each; a warp reads its columns down the rows together
+//       (every lane one vector per column, so one load of x serves NB / Q columns) and
+//       reduces with shuffles. Y blocks split the rows.
+//
+// VEC: 16-byte loads (A - row_shift aligned, lda a multiple of the vector width); otherwise
+// the same thread layout with element loads. Vectors that cross the first or last row of
+// the matrix are always loaded element by element, so no element outside the m x n window
+// (padding rows, rows before an offset block) is ever read.
+//
+// Partial sums of the Y blocks of one panel meet as Combine says: atomics, or an ordered
+// reduction by the last block to arrive (per-panel counter, left at zero again).
+#pragma once
+
+#include "blas2/blas2_common.cuh"
+
+namespace aegis::blas2 {
+
+// Columns per thread per step of the N kernel (loads in flight per thread).
+constexpr int kGemvNUnroll = 4;
+
+template <typename T>
+struct GemvParams {
+  const T* A;  // A - row_shift (aligned when VEC)
+  int64_t lda;
+  int row_shift;
+  int64_t m, n;
+  const T* x;
+  int64_t incx;
+  T* y;
+  int64_t incy;
+  Scalars<T> scalars;
+  Combine combine;
+  T* partials;  // Ordered: gridDim.y rows of (m for N, n for T) partial sums
+  unsigned* counters;
+};
+
+template <typename T, int NB, int Q, bool VEC>
+__global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
+    gemv_n_kernel(GemvParams<T> p) {
+  constexpr int V = kVecWidth<T>;
+  constexpr int TX = NB / V;
+  constexpr int U = kGemvNUnroll;
+  __shared__ T partial_rows[Q][NB];  // (Q, NB): each thread column's sums of the panel rows
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t phys0 = int64_t(blockIdx.x) * NB + tx * V;  // first row relative to p.A
+  const int64_t first = phys0 - p.row_shift;               // its logical row
+  const int64_t cols_per = (p.n + gridDim.y - 1) / gridDim.y;
+  const int64_t c0 = int64_t(blockIdx.y) * cols_per;
+  const int64_t c1 = min(p.n, c0 + cols_per);
+
+  T acc[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) acc[v] = zero<T>();
+  const T* a_rows = p.A + phys0;
+  int64_t j = c0 + ty;
+  for (; j + (U - 1) * Q < c1; j += U * Q) {
+    Vec<T, V> a[U];
+    T xj[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      a[u] = load_rows<T, V, VEC>(a_rows + (j + u * Q) * p.lda, first, p.m);
+      xj[u] = __ldg(p.x + (j + u * Q) * p.incx);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[v] = mad(a[u].v[v], xj[u], acc[v]);
+  }
+  for (; j < c1; j += Q) {
+    const Vec<T, V> a = load_rows<T, V, VEC>(a_rows + j * p.lda, first, p.m);
+    const T xj = __ldg(p.x + j * p.incx);
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = mad(a.v[v], xj, acc[v]);
+  }
+#pragma unroll
+  for (int v = 0; v < V; ++v) partial_rows[ty][tx * V + v] = acc[v];
+  __syncthreads();
+
+  // Each thread sums the Q thread columns of RPT rows of the panel.
+  constexpr int kThreads = TX * Q;
+  constexpr int RPT = (NB + kThreads - 1) / kThreads;
+  const int tid = tx + ty * TX;
+  const T alpha = p.scalars.get_alpha();
+  T sum[RPT];
+  int64_t row[RPT];
+#pragma unroll
+  for (int k = 0; k < RPT; ++k) {
+    const int r = tid + k * kThreads;
+    sum[k] = zero<T>();
+    row[k] = -1;
+    if (r < NB) {
+#pragma unroll
+      for (int q = 0; q < Q; ++q) sum[k] = add(sum[k], partial_rows[q][r]);
+      const int64_t i = int64_t(blockIdx.x) * NB + r - p.row_shift;
+      if (i >= 0 && i < p.m) row[k] = i;
+    }
+  }
+  if (p.combine == Combine::Direct || gridDim.y == 1) {
+    const T beta = p.scalars.get_beta();
+#pragma unroll
+    for (int k = 0; k < RPT; ++k)
+      if (row[k] >= 0) store_result(p.y + row[k] * p.incy, alpha, beta, sum[k]);
+  } else if (p.combine == Combine::Atomic) {
+#pragma unroll
+    for (int k = 0; k < RPT; ++k)
+      if (row[k] >= 0 && !is_zero(alpha)) atomic_add(p.y + row[k] * p.incy, mul(alpha, sum[k]));
+  } else {
+#pragma unroll
+    for (int k = 0; k < RPT; ++k)
+      if (row[k] >= 0) p.partials[int64_t(blockIdx.y) * p.m + row[k]] = sum[k];
+    if (arrive_last(p.counters + blockIdx.x, gridDim.y)) {
+      const T beta = p.scalars.get_beta();
+#pragma unroll
+      for (int k = 0; k < RPT; ++k)
+        if (row[k] >= 0)
+          store_result(p.y + row[k] * p.incy, alpha, beta,
+                       ordered_sum(p.partials + row[k], p.m, int(gridDim.y)));
+    }
+  }
+}
+
+template <typename T, int NB, int Q, bool VEC, bool CONJ>
+__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
+  constexpr int V = kVecWidth<T>;
+  constexpr int C = NB / Q;  // columns per warp
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int64_t col0 = int64_t(blockIdx.x) * NB + warp * C;
+  // Rows of this block (relative to p.A, which may start row_shift rows early): a whole
+  // number of warp-wide steps.
+  const int64_t phys_rows = p.m + p.row_shift;
+  constexpr int64_t kStep = 32 * V;
+  const int64_t steps = (phys_rows + kStep - 1) / kStep;
+  const int64_t steps_per = (steps + gridDim.y - 1) / gridDim.y;
+  const int64_t r0 = int64_t(blockIdx.y) * steps_per * kStep;
+  const int64_t r1 = min(phys_rows, r0 + steps_per * kStep);
+
+  // Columns past n repeat the last column (their results are dropped): no branch per load.
+  const T* a_col[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) a_col[c] = p.A + min(col0 + c, p.n - 1) * p.lda;
+  T acc[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) acc[c] = zero<T>();
+
+  for (int64_t r = r0 + lane * V; r < r1; r += kStep) {
+    const int64_t first = r - p.row_shift;
+    Vec<T, V> a[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) a[c] = load_rows<T, V, VEC>(a_col[c] + r, first, p.m);
+    T xr[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const int64_t i = first + v;
+      xr[v] = (i >= 0 && i < p.m) ? __ldg(p.x + i * p.incx) : zero<T>();
+    }
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
+  }
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) acc[c] = add(acc[c], shfl_xor(acc[c], o));
+
+  // Lane c of each warp takes column c.
+  T sum = zero<T>();
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+    if (lane == c) sum = acc[c];
+  const int64_t col = col0 + lane;
+  const bool owner = lane < C && col < p.n;
+  const T alpha = p.scalars.get_alpha();
+  if (p.combine == Combine::Direct || gridDim.y == 1) {
+    if (owner) store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(), sum);
+  } else if (p.combine == Combine::Atomic) {
+    if (owner && !is_zero(alpha)) atomic_add(p.y + col * p.incy, mul(alpha, sum));
+  } else {
+    if (owner) p.partials[int64_t(blockIdx.y) * p.n + col] = sum;
+    if (arrive_last(p.counters + blockIdx.x, gridDim.y) && owner)
+      store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(),
+                   ordered_sum(p.partials + col, p.n, int(gridDim.y)));
+  }
+}
+
+// ---- launchers --------------------------------------------------------------------------
+
+template <typename T>
+GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t split) {
+  GemvParams<T> p;
+  p.A = static_cast<const T*>(call.A) - call.row_shift;
+  p.lda = call.lda;
+  p.row_shift = call.row_shift;
+  p.m = call.m;
+  p.n = call.n;
+  p.x = static_cast<const T*>(call.x);
+  p.incx = call.incx;
+  p.y = static_cast<T*>(call.y);
+  p.incy = call.incy;
+  p.scalars = scalars_of<T>(call);
+  p.combine = split <= 1 ? Combine::Direct : plan.atomics ? Combine::Atomic : Combine::Ordered;
+  p.partials = static_cast<T*>(plan.workspace);
+  p.counters = plan.counters;
+  return p;
+}
+
+template <typename T, int NB, int Q>
+struct GemvN {
+  static int64_t panels(const Blas2Call& c) { return (c.m + c.row_shift + NB - 1) / NB; }
+  static int64_t split_units(const Blas2Call& c) {
+    return c.n < 1 ? 1 : (c.n + Q * kGemvNUnroll - 1) / (Q * kGemvNUnroll);
+  }
+  static size_t workspace_bytes(const Blas2Call& c, int y) {
+    return y <= 1 ? 0 : size_t(y) * size_t(c.m) * sizeof(T);
+  }
+  static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
+    const int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
+    const GemvParams<T> p = gemv_params<T>(call, plan, split);
+    if (p.combine == Combine::Atomic) {
+      const cudaError_t e = launch_scale_vector(call.m, p.y, p.incy, p.scalars, plan.stream);
+      if (e != cudaSuccess) return e;
+    }
+    const dim3 grid(unsigned(panels(call)), unsigned(split));
+    const dim3 block(NB / kVecWidth<T>, Q);
+    if (call.vector_loads)
+      gemv_n_kernel<T, NB, Q, true><<<grid, block, 0, plan.stream>>>(p);
+    else
+      gemv_n_kernel<T, NB, Q, false><<<grid, block, 0, plan.stream>>>(p);
+    return cudaGetLastError();
+  }
+};
+
+template <typename T, int NB, int Q>
+struct GemvT {
+  static int64_t panels(const Blas2Call& c) { return (c.n + NB - 1) / NB; }
+  static int64_t split_units(const Blas2Call& c) {
+    const int64_t step = 32 * kVecWidth<T>;
+    return (c.m + c.row_shift + step - 1) / step;
+  }
+  static size_t workspace_bytes(const Blas2Call& c, int y) {
+    return y <= 1 ? 0 : size_t(y) * size_t(c.n) * sizeof(T);
+  }
+  static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
+    const int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
+    const GemvParams<T> p = gemv_params<T>(call, plan, split);
+    if (p.combine == Combine::Atomic) {
+      const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
+      if (e != cudaSuccess) return e;
+    }
+    const dim3 grid(unsigned(panels(call)), unsigned(split));
+    const dim3 block(32, Q);
+    constexpr bool kComplex = ScalarTraits<T>::kComplex;
+    if (call.vector_loads) {
+      if (kComplex && call.conj)
+        gemv_t_kernel<T, NB, Q, true, kComplex><<<grid, block, 0, plan.stream>>>(p);
+      else
+        gemv_t_kernel<T, NB, Q, true, false><<<grid, block, 0, plan.stream>>>(p);
+    } else {
+      if (kComplex && call.conj)
+        gemv_t_kernel<T, NB, Q, false, kComplex><<<grid, block, 0, plan.stream>>>(p);
+      else
+        gemv_t_kernel<T, NB, Q, false, false><<<grid, block, 0, plan.stream>>>(p);
+    }
+    return cudaGetLastError();
+  }
+};
+
+}  // namespace aegis::blas2

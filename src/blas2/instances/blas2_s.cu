@@ -1,0 +1,10 @@
+// S instances of the level-2 kernels (rows of blas2_configs.def with precision s).
+#define AEGIS_BLAS2_T float
+#define AEGIS_BLAS2_PRECISION ::aegis::blas2::Precision::S
+#define AEGIS_BLAS2_TABLE_FN blas2_instances_s
+#define AEGIS_BLAS2_SCALE_FN blas2_scale_s
+#define AEGIS_BLAS2_CONFIG_s AEGIS_BLAS2_MAKE
+#define AEGIS_BLAS2_CONFIG_d(...)
+#define AEGIS_BLAS2_CONFIG_c(...)
+#define AEGIS_BLAS2_CONFIG_z(...)
+#include "blas2/instances/blas2_instances.cuh"

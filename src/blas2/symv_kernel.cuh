@@ -1,0 +1,265 @@
+// SYMV/HEMV kernel template: y = alpha A x + beta y, A n x n symmetric (or Hermitian), only
+// the stored triangle read.
+//
+// The matrix is cut into NB x NB tiles; thread block (c, k) owns block column c and walks
+// S stored tiles of it (chunk k; S = the plan's y_split): for the lower triangle tiles
+// (c, c), (c+1, c), ..., for the upper (c, c), (c-1, c), ... Each off-diagonal tile A_rc
+// is read once and used twice: A_rc x_c goes to y_r (summed over the Q thread columns
+// through shared memory) and A_rc^T x_r (A_rc^H x_r for HEMV) to y_c (kept in registers
+// over the whole chunk). The diagonal tile is mirrored in shared memory (only its stored
+// half is read; HEMV takes the diagonal as real). The next tile's loads are issued before
+// the current tile's arithmetic (register double buffering).
+//
+// Combine: atomics mode adds every contribution into y (scaled by beta first); the
+// deterministic mode writes them to a workspace and symv_reduce_kernel adds them per row
+// in a fixed order.
+//
+// Offsets: the operated matrix may start row_shift rows and columns after an aligned
+// element of the full matrix; tiles are laid out from that aligned element ("physical"
+// indices), so tile columns stay 16-byte aligned. Logical index = physical - row_shift;
+// elements with logical index outside [0, n) are never read.
+#pragma once
+
+#include "blas2/blas2_common.cuh"
+
+namespace aegis::blas2 {
+
+template <typename T>
+struct SymvParams {
+  const T* B;  // physical element (0, 0) = logical (-row_shift, -row_shift)
+  int64_t lda;
+  int row_shift;
+  int64_t n;
+  bool upper;
+  int tiles_per_block;  // S
+  int chunks_max;       // gridDim.y
+  const T* x;
+  int64_t incx;
+  T* y;
+  int64_t incy;
+  Scalars<T> scalars;
+  bool atomic;
+  T* col_parts;  // [nt][chunks_max][NB]
+  T* row_parts;  // [nt (nt - 1) / 2][NB], by tile index hi (hi - 1) / 2 + lo
+};
+
+__host__ __device__ __forceinline__ int64_t symv_tile_count(int64_t nt, int64_t c, bool upper) {
+  return upper ? c + 1 : nt - c;
+}
+
+template <typename T, int NB, int Q, bool VEC, bool HERM>
+__global__ void __launch_bounds__(NB / kVecWidth<T> * Q) symv_kernel(SymvParams<T> p) {
+  constexpr int V = kVecWidth<T>;
+  constexpr int TX = NB / V;
+  constexpr int CPT = NB / Q;  // columns per thread
+  static_assert(TX * Q >= NB, "one thread per row of a tile is needed (Q >= vector width)");
+  static_assert(TX <= NB, "column reduction buffer aliases the diagonal tile");
+  __shared__ T tile[NB][NB + 1];  // (NB cols, NB rows) diagonal tile; later (TX, NB) sums
+  __shared__ T row_sums[Q][NB];   // (Q, NB)
+  __shared__ T x_cols[NB];
+
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = tx + ty * TX;
+  const int64_t np = p.n + p.row_shift;
+  const int64_t nt = (np + NB - 1) / NB;
+  const int64_t c = blockIdx.x;
+  const int64_t count = symv_tile_count(nt, c, p.upper);
+  const int64_t t_begin = int64_t(blockIdx.y) * p.tiles_per_block;
+  if (t_begin >= count) return;
+  const int64_t t_end = min(count, t_begin + p.tiles_per_block);
+  const T alpha = p.scalars.get_alpha();
+
+  // This thread's columns of the block column, and x there.
+  const T* col_ptr[CPT];
+  bool col_ok[CPT];
+  T xc[CPT];
+#pragma unroll
+  for (int k = 0; k < CPT; ++k) {
+    const int64_t cj = c * NB + ty + k * Q - p.row_shift;
+    col_ok[k] = cj >= 0 && cj < p.n;
+    col_ptr[k] = p.B + (c * NB + ty + k * Q) * p.lda;
+    xc[k] = col_ok[k] ? __ldg(p.x + cj * p.incx) : zero<T>();
+  }
+  if (tid < NB) {
+    const int64_t cj = c * NB + tid - p.row_shift;
+    x_cols[tid] = (cj >= 0 && cj < p.n) ? __ldg(p.x + cj * p.incx) : zero<T>();
+  }
+
+  T col_acc[CPT];
+#pragma unroll
+  for (int k = 0; k < CPT; ++k) col_acc[k] = zero<T>();
+  T diag_sum = zero<T>();
+
+  if (t_begin == 0) {
+    // Diagonal tile: the stored half into shared memory, element by element.
+    for (int e = tid; e < NB * NB; e += TX * Q) {
+      const int i = e % NB, j = e / NB;
+      const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
+      const bool stored = p.upper ? i <= j : i >= j;
+      T v = zero<T>();
+      if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
+        v = p.B[(c * NB + i) + (c * NB + j) * p.lda];
+      tile[j][i] = v;
+    }
+    __syncthreads();
+    if (tid < NB) {
+      const int i = tid;
+#pragma unroll 8
+      for (int j = 0; j < NB; ++j) {
+        const bool stored = p.upper ? i <= j : i >= j;
+        T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
+        if (HERM && i == j) a = real_part(a);
+        diag_sum = mad(a, x_cols[j], diag_sum);
+      }
+    }
+    __syncthreads();  // the tile buffer is reused for the column sums below
+  }
+
+  // Off-diagonal tiles t in [max(t_begin, 1), t_end), tile row r = c +- t.
+  int64_t t = t_begin > 0 ? t_begin : 1;
+  Vec<T, V> a_cur[CPT], a_next[CPT];
+  T xr_cur[V], xr_next[V];
+  auto load_tile = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t r = p.upper ? c - tt : c + tt;
+    const int64_t rp = r * NB + tx * V;  // physical first row of this thread
+    const int64_t first = rp - p.row_shift;
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) {
+      if (col_ok[k]) {
+        a[k] = load_rows<T, V, VEC>(col_ptr[k] + rp, first, p.n);
+      } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v) a[k].v[v] = zero<T>();
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const int64_t i = first + v;
+      xr[v] = (i >= 0 && i < p.n) ? __ldg(p.x + i * p.incx) : zero<T>();
+    }
+  };
+  if (t < t_end) load_tile(t, a_cur, xr_cur);
+  for (; t < t_end; ++t) {
+    if (t + 1 < t_end) load_tile(t + 1, a_next, xr_next);
+    const int64_t r = p.upper ? c - t : c + t;
+    T row_acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) row_acc[v] = zero<T>();
+#pragma unroll
+    for (int k = 0; k < CPT; ++k)
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        row_acc[v] = mad(a_cur[k].v[v], xc[k], row_acc[v]);
+        col_acc[k] = mad(conj_if(a_cur[k].v[v], HERM), xr_cur[v], col_acc[k]);
+      }
+#pragma unroll
+    for (int v = 0; v < V; ++v) row_sums[ty][tx * V + v] = row_acc[v];
+    __syncthreads();
+    if (tid < NB) {
+      T s = zero<T>();
+#pragma unroll
+      for (int q = 0; q < Q; ++q) s = add(s, row_sums[q][tid]);
+      const int64_t li = r * NB + tid - p.row_shift;
+      if (li >= 0 && li < p.n) {
+        if (p.atomic) {
+          if (!is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
+        } else {
+          const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
+          p.row_parts[(hi * (hi - 1) / 2 + lo) * NB + tid] = s;
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) a_cur[k] = a_next[k];
+#pragma unroll
+    for (int v = 0; v < V; ++v) xr_cur[v] = xr_next[v];
+  }
+
+  // Column sums: over the TX threads of each column, plus the diagonal tile.
+#pragma unroll
+  for (int k = 0; k < CPT; ++k) tile[tx][ty + k * Q] = col_acc[k];
+  __syncthreads();
+  if (tid < NB) {
+    T s = diag_sum;
+    for (int q = 0; q < TX; ++q) s = add(s, tile[q][tid]);
+    const int64_t lj = c * NB + tid - p.row_shift;
+    if (lj >= 0 && lj < p.n) {
+      if (p.atomic) {
+        if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
+      } else {
+        p.col_parts[(c * p.chunks_max + blockIdx.y) * NB + tid] = s;
+      }
+    }
+  }
+}
+
+// Deterministic mode: y_i = alpha (column parts of block i in chunk order, then row parts
+// in tile order) + beta y_i.
+template <typename T, int NB>
+__global__ void symv_reduce_kernel(SymvParams<T> p) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= p.n) return;
+  const int64_t ip = i + p.row_shift;
+  const int64_t np = p.n + p.row_shift;
+  const int64_t nt = (np + NB - 1) / NB;
+  const int64_t b = ip / NB, loc = ip % NB;
+  const int64_t S = p.tiles_per_block;
+  const int chunks = int((symv_tile_count(nt, b, p.upper) + S - 1) / S);
+  T s = ordered_sum(p.col_parts + b * p.chunks_max * NB + loc, NB, chunks);
+  if (!p.upper) {
+    // Tiles (b, c) for c < b: consecutive tile indices.
+    if (b > 0) s = add(s, ordered_sum(p.row_parts + (b * (b - 1) / 2) * NB + loc, NB, int(b)));
+  } else {
+    for (int64_t c = b + 1; c < nt; ++c) s = add(s, __ldcg(p.row_parts + (c * (c - 1) / 2 + b) * NB + loc));
+  }
+  store_result(p.y + i * p.incy, p.scalars.get_alpha(), p.scalars.get_beta(), s);
+}
+
+template <typename T, int NB, int Q, bool HERM>
+struct SymvFamily {
+  static int64_t tiles(const Blas2Call& c) { return (c.n + c.row_shift + NB - 1) / NB; }
+  static int64_t panels(const Blas2Call& c) { return tiles(c); }
+  static int64_t split_units(const Blas2Call& c) { return tiles(c); }
+  static int64_t chunks_max(const Blas2Call& c, int s) { return (tiles(c) + s - 1) / s; }
+  static size_t workspace_bytes(const Blas2Call& c, int s) {
+    if (s < 1) s = 1;
+    const int64_t nt = tiles(c);
+    return size_t(nt * chunks_max(c, s) + nt * (nt - 1) / 2) * NB * sizeof(T);
+  }
+  static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
+    const int s = plan.y_split < 1 ? 1 : plan.y_split;
+    const int64_t nt = tiles(call);
+    SymvParams<T> p;
+    p.row_shift = call.row_shift;
+    p.lda = call.lda;
+    p.B = static_cast<const T*>(call.A) - call.row_shift * (1 + call.lda);
+    p.n = call.n;
+    p.upper = call.upper;
+    p.tiles_per_block = s;
+    p.chunks_max = int(chunks_max(call, s));
+    p.x = static_cast<const T*>(call.x);
+    p.incx = call.incx;
+    p.y = static_cast<T*>(call.y);
+    p.incy = call.incy;
+    p.scalars = scalars_of<T>(call);
+    p.atomic = plan.atomics;
+    p.col_parts = static_cast<T*>(plan.workspace);
+    p.row_parts = p.col_parts + nt * p.chunks_max * NB;
+    if (p.atomic) {
+      const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
+      if (e != cudaSuccess) return e;
+    }
+    const dim3 grid(unsigned(nt), unsigned(p.chunks_max));
+    const dim3 block(NB / kVecWidth<T>, Q);
+    if (call.vector_loads)
+      symv_kernel<T, NB, Q, true, HERM><<<grid, block, 0, plan.stream>>>(p);
+    else
+      symv_kernel<T, NB, Q, false, HERM><<<grid, block, 0, plan.stream>>>(p);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess || p.atomic) return e;
+    symv_reduce_kernel<T, NB><<<unsigned((call.n + 255) / 256), 256, 0, plan.stream>>>(p);
+    return cudaGetLastError();
+  }
+};
+
+}  // namespace aegis::blas2

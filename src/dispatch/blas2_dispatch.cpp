@@ -1,0 +1,214 @@
+// Level-2 dispatch (see blas2_dispatch.h and docs/blas2.md).
+#include "dispatch/blas2_dispatch.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "common/context.h"
+#include "common/errors.h"
+#include "dispatch/tuning_table.h"
+
+namespace aegis::dispatch {
+namespace {
+
+using blas2::Blas2Call;
+using blas2::Blas2Instance;
+using blas2::Family;
+using blas2::Precision;
+
+const Blas2TuningRow kH200Rows[] = {
+#include "dispatch/tuning/blas2_h200.inc"
+};
+
+// For GPUs without a table of their own: the first-listed configuration of each routine,
+// split from the size.
+const Blas2TuningRow kDefaultRows[] = {
+    {"sgemv_n", 0, "sgemv_n_nb256_q4", 0}, {"sgemv_t", 0, "sgemv_t_nb32_q4", 0},
+    {"ssymv", 0, "ssymv_nb64_q8", 0},      {"dgemv_n", 0, "dgemv_n_nb128_q4", 0},
+    {"dgemv_t", 0, "dgemv_t_nb32_q4", 0},  {"dsymv", 0, "dsymv_nb64_q8", 0},
+    {"cgemv_n", 0, "cgemv_n_nb128_q4", 0}, {"cgemv_t", 0, "cgemv_t_nb32_q4", 0},
+    {"csymv", 0, "csymv_nb32_q8", 0},      {"chemv", 0, "chemv_nb64_q8", 0},
+    {"zgemv_n", 0, "zgemv_n_nb64_q4", 0},  {"zgemv_t", 0, "zgemv_t_nb16_q4", 0},
+    {"zsymv", 0, "zsymv_nb32_q4", 0},      {"zhemv", 0, "zhemv_nb32_q4", 0},
+};
+
+template <size_t N>
+constexpr int count(const Blas2TuningRow (&)[N]) {
+  return int(N);
+}
+
+const Blas2Table kTables[] = {
+    {"h200", kH200Rows, count(kH200Rows)},
+    {"default", kDefaultRows, count(kDefaultRows)},
+};
+
+// Thread blocks per SM the split aims at (level-2 blocks are 128-256 threads: 8-16 fit).
+constexpr int64_t kBlocksPerSm = 8;
+// Largest grid.y.
+constexpr int64_t kMaxGridY = 65535;
+
+bool instance_serves(const Blas2Instance& inst, const char* routine_key) {
+  const size_t n = std::strlen(routine_key);
+  return std::strncmp(inst.name, routine_key, n) == 0 && inst.name[n] == '_' &&
+         std::strncmp(inst.name + n, "_nb", 3) == 0;
+}
+
+// Clamp a split to what the launch supports.
+int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Call& call, int y) {
+  int64_t v = y < 1 ? 1 : y;
+  const int64_t units = std::max<int64_t>(1, inst.split_units(call));
+  if (inst.family == Family::Symv || inst.family == Family::Hemv) {
+    v = std::min(v, units);                                      // tiles per block <= tiles
+    v = std::max(v, (units + kMaxGridY - 1) / kMaxGridY);        // grid.y limit
+    return int(v);
+  }
+  v = std::min({v, units, kMaxGridY});
+  // The ordered reduction counts arrivals per panel; too many panels: no split (the grid
+  // fills the GPU anyway).
+  if (h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && inst.panel_count(call) > h.blas2_counter_count)
+    v = 1;
+  return int(v);
+}
+
+}  // namespace
+
+const Blas2Table& blas2_table(const char* tuning_name) {
+  for (const Blas2Table& t : kTables)
+    if (tuning_name && std::strcmp(t.name, tuning_name) == 0) return t;
+  return kTables[sizeof(kTables) / sizeof(kTables[0]) - 1];
+}
+
+const char* blas2_routine_key(Precision precision, Family family) {
+  static const char* const kKeys[4][4] = {
+      {"sgemv_n", "sgemv_t", "ssymv", "shemv"},
+      {"dgemv_n", "dgemv_t", "dsymv", "dhemv"},
+      {"cgemv_n", "cgemv_t", "csymv", "chemv"},
+      {"zgemv_n", "zgemv_t", "zsymv", "zhemv"},
+  };
+  return kKeys[int(precision)][int(family)];
+}
+
+const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, int64_t size) {
+  for (int i = 0; i < table.row_count; ++i) {
+    const Blas2TuningRow& r = table.rows[i];
+    if (std::strcmp(r.routine, routine) == 0 && (r.max_size == 0 || size <= r.max_size)) return &r;
+  }
+  return nullptr;
+}
+
+int auto_y_split(const Blas2Instance& inst, const Blas2Call& call, int sm_count) {
+  const int64_t target = std::max<int64_t>(1, int64_t(sm_count) * kBlocksPerSm);
+  const int64_t units = std::max<int64_t>(1, inst.split_units(call));
+  if (inst.family == Family::Symv || inst.family == Family::Hemv) {
+    // Tiles per block so that all stored tiles make about `target` blocks (at least 2
+    // tiles each, so the double buffer has something to overlap).
+    const int64_t tiles = units * (units + 1) / 2;
+    const int64_t s = (tiles + target - 1) / target;
+    return int(std::min(units, std::max<int64_t>(2, s)));
+  }
+  const int64_t panels = std::max<int64_t>(1, inst.panel_count(call));
+  if (panels >= target) return 1;
+  const int64_t y = (target + panels - 1) / panels;
+  // Each block keeps at least 4 units of work (columns groups or row steps).
+  return int(std::max<int64_t>(1, std::min(y, units / 4)));
+}
+
+Blas2Choice choose_blas2(const aegisContext& h, Precision precision, const Blas2Call& call) {
+  const Family family = call.family;
+  const char* key = blas2_routine_key(precision, family);
+  Blas2Choice choice;
+  int y = 0;
+  if (!h.blas2_override_config.empty()) {
+    const Blas2Instance* inst = blas2::find_blas2_instance(h.blas2_override_config.c_str());
+    if (inst && instance_serves(*inst, key)) {
+      choice.instance = inst;
+      y = h.blas2_override_y;
+    }
+  }
+  if (!choice.instance) {
+    const int64_t size = std::max(call.m, call.n);
+    const Blas2Table& table = blas2_table(h.tuning ? h.tuning->name : "default");
+    const Blas2TuningRow* row = blas2_row(table, key, size);
+    if (!row) row = blas2_row(blas2_table("default"), key, size);
+    if (row) {
+      choice.instance = blas2::find_blas2_instance(row->config);
+      y = row->y_split;
+    }
+  }
+  if (!choice.instance) {  // a table naming a config this build lacks: first of the family
+    int n = 0;
+    const Blas2Instance* const* all = blas2::blas2_instances(&n);
+    for (int i = 0; i < n && !choice.instance; ++i)
+      if (instance_serves(*all[i], key)) choice.instance = all[i];
+    y = 0;
+  }
+  if (!choice.instance) return choice;
+  if (y == 0) y = auto_y_split(*choice.instance, call, h.sm_count);
+  choice.y_split = clamp_split(h, *choice.instance, call, y);
+  return choice;
+}
+
+aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precision,
+                        const Blas2Call& call) {
+  h->last_blas2_config.clear();
+  h->last_blas2_y = 0;
+  if (h->device < 0)
+    return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, routine, "the handle has no device");
+  const Blas2Choice choice = choose_blas2(*h, precision, call);
+  if (!choice.instance)
+    return detail::fail(h, AEGIS_STATUS_NOT_SUPPORTED, routine,
+                        "no %s kernel in this build", blas2_routine_key(precision, call.family));
+  blas2::Blas2Plan plan;
+  plan.y_split = choice.y_split;
+  plan.atomics = h->reduction_mode == AEGIS_REDUCTION_ATOMICS;
+  plan.stream = h->stream;
+  plan.counters = h->blas2_counters;
+  plan.counter_count = h->blas2_counter_count;
+  if (!plan.atomics) {
+    const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
+    if (need > 0 && need <= h->workspace_bytes()) {
+      plan.workspace = h->workspace();
+      plan.workspace_bytes = h->workspace_bytes();
+    } else if (need > 0) {
+      // Partial sums larger than the workspace (SYMV at large n): a stream-ordered buffer
+      // of the handle, grown as needed; no host synchronization.
+      if (h->blas2_scratch_bytes < need) {
+        if (h->blas2_scratch) cudaFreeAsync(h->blas2_scratch, h->stream);
+        h->blas2_scratch = nullptr;
+        h->blas2_scratch_bytes = 0;
+        const cudaError_t e = cudaMallocAsync(&h->blas2_scratch, need, h->stream);
+        if (e != cudaSuccess) {
+          cudaGetLastError();
+          h->blas2_scratch = nullptr;
+          return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, routine,
+                              "cannot allocate %zu bytes for the deterministic reduction "
+                              "(aegisSetWorkspace or AEGIS_REDUCTION_ATOMICS avoid it)",
+                              need);
+        }
+        h->blas2_scratch_bytes = need;
+      }
+      plan.workspace = h->blas2_scratch;
+      plan.workspace_bytes = h->blas2_scratch_bytes;
+    }
+  }
+  const cudaError_t err = choice.instance->launch(call, plan);
+  if (err != cudaSuccess) return detail::from_cuda(h, routine, err);
+  h->last_blas2_config = choice.instance->name;
+  h->last_blas2_y = choice.y_split;
+  return AEGIS_STATUS_SUCCESS;
+}
+
+aegisStatus_t run_blas2_scale(aegisContext* h, const char* routine, Precision precision,
+                              int64_t count, const Blas2Call& call) {
+  h->last_blas2_config.clear();
+  h->last_blas2_y = 0;
+  if (h->device < 0)
+    return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, routine, "the handle has no device");
+  return detail::from_cuda(h, routine,
+                           blas2::blas2_scale(precision, count, call.y, call.incy, call, h->stream));
+}
+
+}  // namespace aegis::dispatch

@@ -1,0 +1,498 @@
+// Level-2 routines on the device: GEMV (N, T, C), SYMV, HEMV in every precision against an
+// FP64 reference, with poisoned outputs (NaN in y where beta = 0), NaN in the unused
+// triangle, in padding rows, in the gaps of strided vectors and around offset blocks,
+// inputs checked unchanged, negative increments, both reduction modes (the deterministic
+// one bitwise repeatable), host and device scalars, offsets.
+//
+// Error bound per element: |y - y_ref| <= c gamma_{k+4} (|alpha| (|op(A)| |x|)_i +
+// |beta| |y0_i|), gamma_j = j u / (1 - j u), c = 1 (real) or 2 (complex).
+#include <gtest/gtest.h>
+
+#include <cuComplex.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "aegis/aegis.h"
+#include "blas2_reference.h"
+#include "gpu_test_util.h"
+
+namespace aegis_test {
+namespace {
+
+template <typename T>
+constexpr bool kIsComplex = std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
+template <typename T>
+constexpr bool kIsSingle = std::is_same_v<T, float> || std::is_same_v<T, cuComplex>;
+
+template <typename T>
+T make_value(double re, double im) {
+  if constexpr (std::is_same_v<T, float>) return float(re);
+  else if constexpr (std::is_same_v<T, double>) return re;
+  else if constexpr (std::is_same_v<T, cuComplex>) return make_cuComplex(float(re), float(im));
+  else return make_cuDoubleComplex(re, im);
+}
+template <typename T>
+void value_parts(const T& v, double* re, double* im) {
+  if constexpr (kIsComplex<T>) *re = v.x, *im = v.y;
+  else *re = double(v), *im = 0;
+}
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Blas2Case {
+  Blas2Kind kind = Blas2Kind::GemvN;
+  bool upper = false;
+  int64_t m = 1, n = 1;  // Symv/Hemv: m == n
+  int ld_mode = 0;       // 0: lda = rows, 1: rows + padding to a multiple of 8, 2: rows + 3
+  int64_t incx = 1, incy = 1;
+  double alpha[2] = {1, 0}, beta[2] = {0, 0};
+  bool offset_call = false;  // the Offset variant on a larger matrix
+  int64_t off_r = 0, off_c = 0;
+  bool device_scalars = false;
+  std::string describe() const {
+    static const char* kNames[] = {"gemv N", "gemv T", "gemv C", "symv", "hemv"};
+    std::ostringstream os;
+    os << kNames[int(kind)];
+    if (kind == Blas2Kind::Symv || kind == Blas2Kind::Hemv) os << (upper ? " U" : " L");
+    os << " m=" << m << " n=" << n << " ld_mode=" << ld_mode << " incx=" << incx
+       << " incy=" << incy << " alpha=(" << alpha[0] << "," << alpha[1] << ") beta=(" << beta[0]
+       << "," << beta[1] << ")";
+    if (offset_call) os << " offset=(" << off_r << "," << off_c << ")";
+    if (device_scalars) os << " device-scalars";
+    return os.str();
+  }
+};
+
+bool symmetric(Blas2Kind k) { return k == Blas2Kind::Symv || k == Blas2Kind::Hemv; }
+
+// One call with its buffers, host copies and checks.
+template <typename T>
+class Blas2Problem {
+ public:
+  Blas2Problem(const Blas2Case& c, uint64_t seed) : c_(c), rng_(seed) {
+    const bool sym = symmetric(c.kind);
+    const bool trans = c.kind == Blas2Kind::GemvT || c.kind == Blas2Kind::GemvC;
+    len_x_ = trans ? c.m : c.n;
+    len_y_ = (trans ? c.n : c.m);
+    rows_full_ = c.off_r + c.m;
+    cols_full_ = c.off_c + c.n;
+    lda_ = std::max<int64_t>(1, rows_full_);
+    if (c.ld_mode == 1) lda_ = (rows_full_ + 1 + 7) / 8 * 8;
+    if (c.ld_mode == 2) lda_ = rows_full_ + 3;
+    host_a_.resize(size_t(lda_ * cols_full_));
+    for (int64_t j = 0; j < cols_full_; ++j)
+      for (int64_t i = 0; i < lda_; ++i) {
+        const int64_t li = i - c.off_r, lj = j - c.off_c;
+        bool used = li >= 0 && li < c.m && lj >= 0 && lj < c.n;
+        if (used && sym) used = c.upper ? li <= lj : li >= lj;
+        double im = kIsComplex<T> ? uniform() : 0;
+        if (used && c.kind == Blas2Kind::Hemv && li == lj) im = kNaN;  // must not be read
+        host_a_[size_t(i + j * lda_)] = used ? make_value<T>(uniform(), im) : make_value<T>(kNaN, kNaN);
+      }
+    host_x_ = strided(len_x_, c.incx, false);
+    host_y_ = strided(len_y_, c.incy, c.beta[0] == 0 && c.beta[1] == 0);
+    a_ = upload(host_a_);
+    x_ = upload(host_x_);
+    y_ = upload(host_y_);
+    scalars_ = DeviceBuffer<T>(2);
+    const T s[2] = {make_value<T>(c.alpha[0], c.alpha[1]), make_value<T>(c.beta[0], c.beta[1])};
+    check_cuda(cudaMemcpy(scalars_.get(), s, sizeof(s), cudaMemcpyHostToDevice), "scalars");
+  }
+
+  aegisStatus_t call(aegisHandle_t h) const {
+    check_cuda(aegisSetPointerMode(h, c_.device_scalars ? AEGIS_POINTER_MODE_DEVICE
+                                                         : AEGIS_POINTER_MODE_HOST) == AEGIS_STATUS_SUCCESS
+                   ? cudaSuccess
+                   : cudaErrorUnknown,
+               "aegisSetPointerMode");
+    const T host_s[2] = {make_value<T>(c_.alpha[0], c_.alpha[1]), make_value<T>(c_.beta[0], c_.beta[1])};
+    const T* alpha = c_.device_scalars ? scalars_.get() : &host_s[0];
+    const T* beta = c_.device_scalars ? scalars_.get() + 1 : &host_s[1];
+    const T* A = a_.get();
+    const T* sub = A + c_.off_r + c_.off_c * lda_;
+    const T* x = x_.get();
+    T* y = y_.get();
+    const aegisFillMode_t uplo = c_.upper ? AEGIS_FILL_MODE_UPPER : AEGIS_FILL_MODE_LOWER;
+    const aegisOperation_t op = c_.kind == Blas2Kind::GemvN   ? AEGIS_OP_N
+                                : c_.kind == Blas2Kind::GemvT ? AEGIS_OP_T
+                                                              : AEGIS_OP_C;
+    aegisStatus_t s;
+    if constexpr (std::is_same_v<T, float>) {
+      if (symmetric(c_.kind))
+        s = c_.offset_call ? aegisSsymvOffset(h, uplo, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r)
+                           : aegisSsymv(h, uplo, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+      else
+        s = c_.offset_call ? aegisSgemvOffset(h, op, c_.m, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r, c_.off_c)
+                           : aegisSgemv(h, op, c_.m, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (symmetric(c_.kind))
+        s = c_.offset_call ? aegisDsymvOffset(h, uplo, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r)
+                           : aegisDsymv(h, uplo, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+      else
+        s = c_.offset_call ? aegisDgemvOffset(h, op, c_.m, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r, c_.off_c)
+                           : aegisDgemv(h, op, c_.m, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+    } else if constexpr (std::is_same_v<T, cuComplex>) {
+      if (c_.kind == Blas2Kind::Symv)
+        s = c_.offset_call ? aegisCsymvOffset(h, uplo, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r)
+                           : aegisCsymv(h, uplo, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+      else if (c_.kind == Blas2Kind::Hemv)
+        s = c_.offset_call ? aegisChemvOffset(h, uplo, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r)
+                           : aegisChemv(h, uplo, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+      else
+        s = c_.offset_call ? aegisCgemvOffset(h, op, c_.m, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r, c_.off_c)
+                           : aegisCgemv(h, op, c_.m, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+    } else {
+      if (c_.kind == Blas2Kind::Symv)
+        s = c_.offset_call ? aegisZsymvOffset(h, uplo, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r)
+                           : aegisZsymv(h, uplo, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+      else if (c_.kind == Blas2Kind::Hemv)
+        s = c_.offset_call ? aegisZhemvOffset(h, uplo, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r)
+                           : aegisZhemv(h, uplo, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+      else
+        s = c_.offset_call ? aegisZgemvOffset(h, op, c_.m, c_.n, alpha, A, lda_, x, c_.incx, beta, y, c_.incy, c_.off_r, c_.off_c)
+                           : aegisZgemv(h, op, c_.m, c_.n, alpha, sub, lda_, x, c_.incx, beta, y, c_.incy);
+    }
+    return s;
+  }
+
+  std::vector<T> result() const { return download(y_, host_y_.size()); }
+  void reset_y() const {
+    check_cuda(cudaMemcpy(y_.get(), host_y_.data(), sizeof(T) * host_y_.size(), cudaMemcpyHostToDevice),
+               "reset y");
+  }
+
+  ::testing::AssertionResult verify(const std::string& context) const {
+    check_cuda(cudaDeviceSynchronize(), "after the level-2 call");
+    const std::string what = c_.describe() + " [" + context + "]";
+    if (!bitwise_equal(download(a_, host_a_.size()), host_a_))
+      return ::testing::AssertionFailure() << what << ": A changed";
+    if (!bitwise_equal(download(x_, host_x_.size()), host_x_))
+      return ::testing::AssertionFailure() << what << ": x changed";
+    const std::vector<T> y = result();
+    const int64_t sy = c_.incy < 0 ? -c_.incy : c_.incy;
+    for (size_t p = 0; p < y.size(); ++p)
+      if (int64_t(p) % sy != 0 || int64_t(p) / sy >= len_y_)
+        if (std::memcmp(&y[p], &host_y_[p], sizeof(T)) != 0)
+          return ::testing::AssertionFailure() << what << ": y changed at gap/guard position " << p;
+
+    Blas2RefArgs r;
+    r.kind = c_.kind;
+    r.upper = c_.upper;
+    r.m = c_.m;
+    r.n = c_.n;
+    r.A = a_.get() + c_.off_r + c_.off_c * lda_;
+    r.lda = lda_;
+    r.x0 = x_.get() + (c_.incx < 0 ? (len_x_ - 1) * -c_.incx : 0);
+    r.incx = c_.incx;
+    // y0: the original y (a device copy).
+    DeviceBuffer<T> y0 = upload(host_y_);
+    r.y0 = y0.get() + (c_.incy < 0 ? (len_y_ - 1) * -c_.incy : 0);
+    r.incy = c_.incy;
+    r.alpha[0] = c_.alpha[0], r.alpha[1] = c_.alpha[1];
+    r.beta[0] = c_.beta[0], r.beta[1] = c_.beta[1];
+    std::vector<double> ref, bound;
+    blas2_reference<T>(r, &ref, &bound);
+    const int64_t k = symmetric(c_.kind) ? c_.n : (c_.kind == Blas2Kind::GemvN ? c_.n : c_.m);
+    const double u = kIsSingle<T> ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+    const double gamma = double(k + 4) * u / (1 - double(k + 4) * u) * (kIsComplex<T> ? 2.0 : 1.0);
+    double worst = 0;
+    for (int64_t i = 0; i < len_y_; ++i) {
+      const int64_t pos = (c_.incy > 0 ? i * c_.incy : (len_y_ - 1 - i) * -c_.incy);
+      double re, im;
+      value_parts(y[size_t(pos)], &re, &im);
+      const double err = std::hypot(re - ref[2 * i], im - ref[2 * i + 1]);
+      const double allowed = gamma * bound[i] + 1e-300;
+      const double normalized = err / allowed;
+      if (!(normalized <= 1.0))
+        return ::testing::AssertionFailure()
+               << what << ": element " << i << " = (" << re << ", " << im << "), reference ("
+               << ref[2 * i] << ", " << ref[2 * i + 1] << "), error " << err << " > allowed "
+               << allowed;
+      worst = std::max(worst, normalized);
+    }
+    return ::testing::AssertionSuccess() << what << ": max normalized error " << worst;
+  }
+
+ private:
+  double uniform() { return std::uniform_real_distribution<double>(-1.0, 1.0)(rng_); }
+  // A vector of len elements at stride |inc| plus a guard; gaps and guard NaN (x: must not
+  // be read; y: must stay bitwise). poison: the elements themselves NaN (y with beta = 0).
+  std::vector<T> strided(int64_t len, int64_t inc, bool poison) {
+    const int64_t s = inc < 0 ? -inc : inc;
+    const size_t size = size_t(len > 0 ? (len - 1) * s + 1 : 1) + 5;  // + guard
+    std::vector<T> v(size);
+    for (size_t p = 0; p < size; ++p) {
+      const bool element = int64_t(p) % s == 0 && int64_t(p) / s < len;
+      if (element)
+        v[p] = poison ? make_value<T>(kNaN, kNaN) : make_value<T>(uniform(), uniform());
+      else
+        v[p] = make_value<T>(kNaN, kNaN);
+    }
+    return v;
+  }
+  static DeviceBuffer<T> upload(const std::vector<T>& h) {
+    DeviceBuffer<T> d(h.size());
+    check_cuda(cudaMemcpy(d.get(), h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice), "upload");
+    return d;
+  }
+  static std::vector<T> download(const DeviceBuffer<T>& d, size_t count) {
+    std::vector<T> h(count);
+    check_cuda(cudaMemcpy(h.data(), d.get(), sizeof(T) * count, cudaMemcpyDeviceToHost), "download");
+    return h;
+  }
+  static bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(T) * a.size()) == 0;
+  }
+
+  Blas2Case c_;
+  std::mt19937_64 rng_;
+  int64_t len_x_ = 0, len_y_ = 0, rows_full_ = 0, cols_full_ = 0, lda_ = 1;
+  std::vector<T> host_a_, host_x_, host_y_;
+  DeviceBuffer<T> a_, x_, y_, scalars_;
+};
+
+template <typename T>
+::testing::AssertionResult run_case(aegisHandle_t h, const Blas2Case& c, uint64_t seed,
+                                    aegisReductionMode_t mode) {
+  if (aegisSetReductionMode(h, mode) != AEGIS_STATUS_SUCCESS)
+    return ::testing::AssertionFailure() << "aegisSetReductionMode failed";
+  const Blas2Problem<T> p(c, seed);
+  const aegisStatus_t s = p.call(h);
+  if (s != AEGIS_STATUS_SUCCESS)
+    return ::testing::AssertionFailure() << c.describe() << ": " << aegisGetStatusName(s) << ": "
+                                         << aegisGetLastErrorString(h);
+  const char* config = "";
+  int y = 0;
+  aegisGetLastBlas2Choice(h, &config, &y);
+  std::string context = std::string(mode == AEGIS_REDUCTION_ATOMICS ? "atomics" : "deterministic") +
+                        ", " + (config[0] ? config : "no kernel") + " Y=" + std::to_string(y);
+  ::testing::AssertionResult r = p.verify(context);
+  if (!r || mode != AEGIS_REDUCTION_DETERMINISTIC) return r;
+  // Deterministic: the same bits again.
+  const std::vector<T> first = p.result();
+  p.reset_y();
+  if (p.call(h) != AEGIS_STATUS_SUCCESS) return ::testing::AssertionFailure() << "second call failed";
+  check_cuda(cudaDeviceSynchronize(), "second call");
+  const std::vector<T> second = p.result();
+  if (std::memcmp(first.data(), second.data(), sizeof(T) * first.size()) != 0)
+    return ::testing::AssertionFailure() << c.describe() << " [" << context
+                                         << "]: deterministic mode gave different bits on a second run";
+  return r;
+}
+
+// Sizes around the tile and panel sizes of every configuration (8..512), primes, 1:10 and
+// 10:1 aspects.
+const std::vector<std::pair<int64_t, int64_t>>& gemv_sizes() {
+  static const std::vector<std::pair<int64_t, int64_t>> s = {
+      {1, 1},     {1, 9},     {9, 1},     {2, 3},     {15, 17},   {31, 33},    {32, 32},
+      {63, 65},   {127, 129}, {255, 257}, {256, 256}, {257, 255}, {511, 513},  {20, 200},
+      {200, 20},  {101, 1009}, {1009, 101}, {997, 1000}, {3000, 67}, {67, 3000}};
+  return s;
+}
+const std::vector<int64_t>& symv_sizes() {
+  static const std::vector<int64_t> s = {1, 2, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 211, 509, 1000};
+  return s;
+}
+
+struct IncPair {
+  int64_t x, y;
+};
+const IncPair kIncs[] = {{1, 1}, {-1, 2}, {3, -2}, {-2, -1}, {1, 1}, {2, 3}};
+struct ScalarPair {
+  double alpha[2], beta[2];
+};
+const ScalarPair kScalars[] = {{{1, 0}, {0, 0}},
+                               {{-0.75, 0.5}, {0.5, -0.25}},
+                               {{1.5, 0}, {1, 0}},
+                               {{0.5, -1}, {0, 0}},
+                               {{-1, 0}, {-1.25, 0.75}}};
+
+template <typename T>
+Blas2Case make_case(Blas2Kind kind, int64_t m, int64_t n, size_t index) {
+  Blas2Case c;
+  c.kind = kind;
+  c.m = m;
+  c.n = n;
+  c.ld_mode = int(index % 3);
+  c.incx = kIncs[index % 6].x;
+  c.incy = kIncs[(index / 2) % 6].y;
+  const ScalarPair& s = kScalars[index % 5];
+  c.alpha[0] = s.alpha[0], c.alpha[1] = kIsComplex<T> ? s.alpha[1] : 0;
+  c.beta[0] = s.beta[0], c.beta[1] = kIsComplex<T> ? s.beta[1] : 0;
+  return c;
+}
+
+template <typename T>
+class Blas2Gemv : public GpuTest {};
+template <typename T>
+class Blas2Symv : public GpuTest {};
+template <typename T>
+class Blas2SmallSanitizer : public GpuTest {};
+using Blas2Types = ::testing::Types<float, double, cuComplex, cuDoubleComplex>;
+TYPED_TEST_SUITE(Blas2Gemv, Blas2Types);
+TYPED_TEST_SUITE(Blas2Symv, Blas2Types);
+TYPED_TEST_SUITE(Blas2SmallSanitizer, Blas2Types);
+
+std::vector<Blas2Kind> gemv_kinds(bool complex) {
+  if (complex) return {Blas2Kind::GemvN, Blas2Kind::GemvT, Blas2Kind::GemvC};
+  return {Blas2Kind::GemvN, Blas2Kind::GemvT};
+}
+std::vector<Blas2Kind> symv_kinds(bool complex) {
+  if (complex) return {Blas2Kind::Symv, Blas2Kind::Hemv};
+  return {Blas2Kind::Symv};
+}
+
+TYPED_TEST(Blas2Gemv, SizesIncrementsScalarsBothModes) {
+  size_t index = 0;
+  for (Blas2Kind kind : gemv_kinds(kIsComplex<TypeParam>))
+    for (const auto& [m, n] : gemv_sizes())
+      for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+        const Blas2Case c = make_case<TypeParam>(kind, m, n, index);
+        EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode));
+        ++index;
+      }
+}
+
+TYPED_TEST(Blas2Gemv, OffsetsAndDeviceScalars) {
+  size_t index = 0;
+  for (Blas2Kind kind : gemv_kinds(kIsComplex<TypeParam>))
+    for (int64_t off_r : {0, 1, 2, 3, 5})
+      for (const auto& [m, n] : {std::pair<int64_t, int64_t>{300, 70}, {70, 300}, {7, 5}}) {
+        Blas2Case c = make_case<TypeParam>(kind, m, n, index);
+        c.offset_call = index % 2 == 0;  // the plain routine on the sub-pointer otherwise
+        c.off_r = off_r;
+        c.off_c = 1 + off_r % 2;
+        c.ld_mode = 1;
+        c.device_scalars = index % 3 == 0;
+        EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index),
+                                        index % 4 < 2 ? AEGIS_REDUCTION_DETERMINISTIC : AEGIS_REDUCTION_ATOMICS));
+        ++index;
+      }
+}
+
+TYPED_TEST(Blas2Gemv, AlphaZeroOnlyScales) {
+  for (bool device : {false, true}) {
+    Blas2Case c = make_case<TypeParam>(Blas2Kind::GemvN, 40, 30, 0);
+    c.alpha[0] = c.alpha[1] = 0;
+    c.beta[0] = 0.5;
+    c.device_scalars = device;
+    EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, device), AEGIS_REDUCTION_ATOMICS));
+    c.beta[0] = 0;
+    EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, 2 + device),
+                                    AEGIS_REDUCTION_DETERMINISTIC));
+  }
+}
+
+TYPED_TEST(Blas2Symv, SizesUploIncrementsBothModes) {
+  size_t index = 0;
+  for (Blas2Kind kind : symv_kinds(kIsComplex<TypeParam>))
+    for (bool upper : {false, true})
+      for (int64_t n : symv_sizes())
+        for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+          Blas2Case c = make_case<TypeParam>(kind, n, n, index);
+          c.upper = upper;
+          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode));
+          ++index;
+        }
+}
+
+TYPED_TEST(Blas2Symv, OffsetsAndDeviceScalars) {
+  size_t index = 0;
+  for (Blas2Kind kind : symv_kinds(kIsComplex<TypeParam>))
+    for (bool upper : {false, true})
+      for (int64_t off : {0, 1, 2, 3})
+        for (int64_t n : {5, 100, 257}) {
+          Blas2Case c = make_case<TypeParam>(kind, n, n, index);
+          c.upper = upper;
+          c.offset_call = index % 2 == 0;
+          c.off_r = c.off_c = off;
+          c.ld_mode = 1;
+          c.device_scalars = index % 3 == 1;
+          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index),
+                                          index % 4 < 2 ? AEGIS_REDUCTION_DETERMINISTIC : AEGIS_REDUCTION_ATOMICS));
+          ++index;
+        }
+}
+
+TYPED_TEST(Blas2Symv, EveryConfigurationOverride) {
+  // Every built configuration of this precision's SYMV/HEMV and GEMV, with several splits.
+  const char letter = std::is_same_v<TypeParam, float>    ? 's'
+                      : std::is_same_v<TypeParam, double> ? 'd'
+                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
+  size_t index = 0;
+  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
+    const std::string name = aegisBlas2ConfigName(i);
+    if (name[0] != letter) continue;
+    for (int y : {1, 3, 0}) {
+      ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
+      Blas2Kind kind = name.find("gemv_n") != std::string::npos   ? Blas2Kind::GemvN
+                       : name.find("gemv_t") != std::string::npos ? Blas2Kind::GemvT
+                       : name.find("hemv") != std::string::npos   ? Blas2Kind::Hemv
+                                                                  : Blas2Kind::Symv;
+      const int64_t n = symmetric(kind) ? 301 : 517;
+      Blas2Case c = make_case<TypeParam>(kind, symmetric(kind) ? n : 389, n, index);
+      c.upper = index % 2 == 1;
+      for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+        EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode)) << name;
+        const char* used = "";
+        aegisGetLastBlas2Choice(this->h_, &used, nullptr);
+        EXPECT_EQ(name, used);
+      }
+      ++index;
+    }
+  }
+  aegisSetBlas2Override(this->h_, nullptr, 0);
+}
+
+TYPED_TEST(Blas2Gemv, LargeSplitDeterministic) {
+  // Sizes where dispatch splits the sums over many blocks (the ordered reduction at work).
+  size_t index = 0;
+  for (Blas2Kind kind : gemv_kinds(kIsComplex<TypeParam>))
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{512, 6000}, {6000, 512}, {2048, 2048}}) {
+      Blas2Case c = make_case<TypeParam>(kind, m, n, index);
+      EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), AEGIS_REDUCTION_DETERMINISTIC));
+      ++index;
+    }
+  for (Blas2Kind kind : symv_kinds(kIsComplex<TypeParam>)) {
+    Blas2Case c = make_case<TypeParam>(kind, 2500, 2500, index);
+    c.upper = true;
+    EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), AEGIS_REDUCTION_DETERMINISTIC));
+    ++index;
+  }
+}
+
+// Small cases of every routine, for compute-sanitizer memcheck.
+TYPED_TEST(Blas2SmallSanitizer, EveryRoutineSmall) {
+  size_t index = 0;
+  for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+    for (Blas2Kind kind : gemv_kinds(kIsComplex<TypeParam>))
+      for (const auto& [m, n] : {std::pair<int64_t, int64_t>{1, 1}, {33, 17}, {17, 70}, {130, 9}}) {
+        Blas2Case c = make_case<TypeParam>(kind, m, n, index);
+        c.offset_call = index % 3 == 0;
+        c.off_r = index % 4;
+        c.off_c = 1;
+        EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode));
+        ++index;
+      }
+    for (Blas2Kind kind : symv_kinds(kIsComplex<TypeParam>))
+      for (bool upper : {false, true})
+        for (int64_t n : {1, 33, 70}) {
+          Blas2Case c = make_case<TypeParam>(kind, n, n, index);
+          c.upper = upper;
+          c.offset_call = index % 3 == 0;
+          c.off_r = c.off_c = index % 4;
+          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode));
+          ++index;
+        }
+  }
+}
+
+}  // namespace
+}  // namespace aegis_test

@@ -1,0 +1,486 @@
+// aegis-bench gemv | symv | hemv | blas2: GB/s of aegis and cuBLAS on the same buffers,
+// counting the bytes the routine must move (the whole matrix for GEMV, the stored triangle
+// for SYMV/HEMV, plus x and y), as a percentage of the measured read bandwidth.
+#include "blas2_bench.h"
+
+#include <cuComplex.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <type_traits>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "blas2_check.h"
+#include "console.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "device_kernels.h"
+#include "event_timer.h"
+#include "json_writer.h"
+
+namespace aegis::bench {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kCheckLimit = 2.0;  // normalized error allowed by the spot check
+
+// Square sizes: powers of two and the awkward sizes of the issue.
+const std::vector<int64_t> kDefaultSizes = {1024, 1792, 2048, 3456, 4096, 5120, 6784,
+                                            8192, 8448, 10112, 16384, 24576, 32768};
+const std::vector<int64_t> kQuickSizes = {1024, 2048, 3456, 4096, 8192, 16384};
+
+struct Routine {
+  std::string family;  // gemv, symv, hemv
+  int precision;       // 0 s, 1 d, 2 c, 3 z
+  int kind;            // 0 N, 1 T, 2 C, 3 symv, 4 hemv
+  bool upper;
+  std::string name() const {
+    static const char kLetters[] = "sdcz";
+    std::string s = std::string(1, kLetters[precision]) + family;
+    if (family == "gemv") s += kind == 0 ? " N" : kind == 1 ? " T" : " C";
+    else s += upper ? " U" : " L";
+    return s;
+  }
+  size_t elem() const { return precision == 0 ? 4 : precision == 3 ? 16 : 8; }
+};
+
+struct Options {
+  std::vector<std::string> families;
+  std::string precisions = "sdcz";
+  std::string trans = "NT";
+  std::string uplos = "L";
+  std::vector<int64_t> sizes;
+  std::string suite = "default";
+  double bandwidth = 4545;  // GB/s, the measured read-only streaming figure of an H200
+  TimingPlan timing;
+  bool reps_given = false;
+  bool with_cublas = true;
+  bool with_atomics = true;
+  std::string json_path;
+  uint64_t seed = 1;
+  int64_t max_bytes = int64_t(16) << 30;  // skip cases whose matrix is larger
+};
+
+struct LibRun {
+  bool ran = false, verified = false;
+  double error = kNaN, ms = kNaN, gbs = kNaN;
+  std::string config;
+  int y_split = 0;
+};
+
+struct Result {
+  Routine routine;
+  int64_t n = 0;
+  double bytes = 0;
+  LibRun aegis_det, aegis_atomics, cublas, cublas_atomics;
+};
+
+}  // namespace
+
+void print_blas2_usage(std::FILE* out) {
+  std::fprintf(
+      out,
+      "usage: aegis-bench gemv|symv|hemv|blas2 [options]\n"
+      "\n"
+      "Level-2 BLAS of aegis against cuBLAS on identical square n x n operands (alpha = 1,\n"
+      "beta = 0, unit increments, lda = n). GB/s counts the bytes the routine must move:\n"
+      "the whole matrix for GEMV, the stored triangle n (n + 1) / 2 for SYMV/HEMV, plus x\n"
+      "and y. %%bw is against the read bandwidth (--bandwidth). aegis runs in both reduction\n"
+      "modes (det = deterministic, the default; atom = atomics); cuBLAS SYMV/HEMV in its\n"
+      "default mode and with CUBLAS_ATOMICS_ALLOWED. 'blas2' runs gemv, symv and hemv.\n"
+      "\n"
+      "  --precisions LETTERS  any of s, d, c, z (default sdcz)\n"
+      "  --trans LETTERS       GEMV: any of N, T, C (default NT; C only for c, z)\n"
+      "  --uplo LETTERS        SYMV/HEMV: L, U or LU (default L)\n"
+      "  --sizes LIST          n[,n...] instead of the suite's\n"
+      "  --suite NAME          default (1024..32768 with 1792 3456 5120 6784 8448 10112)\n"
+      "                        or quick (1024..16384, --reps 10)\n"
+      "  --bandwidth GBS       read bandwidth for %%bw (default 4545, H200 measured)\n"
+      "  --reps N              timed runs (default 20); --warmup N (default 3)\n"
+      "  --max-gib G           skip cases whose matrix exceeds G GiB (default 16)\n"
+      "  --no-cublas           aegis only;  --no-atomics: aegis deterministic mode only\n"
+      "  --json FILE           all results as JSON\n"
+      "  --seed S              operand seed (default 1)\n"
+      "\n"
+      "Each result is spot-checked first in FP64 (64 elements of y against c gamma_{n+4}\n"
+      "|A||x|); one that fails prints FAILED, is not timed, and the exit status is 1.\n");
+}
+
+namespace {
+
+Options parse(const Invocation& invocation) {
+  Options o;
+  if (invocation.subcommand == "blas2") o.families = {"gemv", "symv", "hemv"};
+  else o.families = {invocation.subcommand};
+  OptionReader reader(invocation);
+  auto letters = [&](const std::string& allowed) {
+    std::string v = reader.text();
+    for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (v.empty() || v.find_first_not_of(allowed) != std::string::npos)
+      reader.reject("expected letters from '" + allowed + "'");
+    return v;
+  };
+  while (reader.next()) {
+    if (reader.is("--precisions")) o.precisions = letters("sdcz");
+    else if (reader.is("--trans")) {
+      o.trans = letters("ntc");
+      for (char& c : o.trans) c = char(std::toupper(static_cast<unsigned char>(c)));
+    } else if (reader.is("--uplo")) {
+      o.uplos = letters("lu");
+      for (char& c : o.uplos) c = char(std::toupper(static_cast<unsigned char>(c)));
+    } else if (reader.is("--sizes")) {
+      for (const std::string& piece : split(reader.text(), ',')) {
+        char* end = nullptr;
+        const long long v = std::strtoll(piece.c_str(), &end, 10);
+        if (piece.empty() || *end || v < 1 || v > 2147483647LL) reader.reject("bad size '" + piece + "'");
+        o.sizes.push_back(v);
+      }
+    } else if (reader.is("--suite")) {
+      o.suite = reader.text();
+      if (o.suite != "default" && o.suite != "quick") reader.reject("unknown suite '" + o.suite + "'");
+    } else if (reader.is("--bandwidth")) {
+      o.bandwidth = reader.number(1);
+    } else if (reader.is("--reps")) {
+      o.timing.timed_runs = int(std::min<int64_t>(reader.integer(1), 100000));
+      o.reps_given = true;
+    } else if (reader.is("--warmup")) {
+      o.timing.warmup_runs = int(std::min<int64_t>(reader.integer(0), 100000));
+    } else if (reader.is("--max-gib")) {
+      o.max_bytes = int64_t(reader.number(0) * double(int64_t(1) << 30));
+    } else if (reader.is("--no-cublas")) {
+      o.with_cublas = false;
+    } else if (reader.is("--no-atomics")) {
+      o.with_atomics = false;
+    } else if (reader.is("--json")) {
+      o.json_path = reader.text();
+    } else if (reader.is("--seed")) {
+      o.seed = uint64_t(reader.integer(0));
+    } else {
+      reader.reject_unknown();
+    }
+  }
+  if (o.suite == "quick" && !o.reps_given) o.timing.timed_runs = 10;
+  if (o.sizes.empty()) o.sizes = o.suite == "quick" ? kQuickSizes : kDefaultSizes;
+  return o;
+}
+
+std::vector<Routine> routines(const Options& o) {
+  std::vector<Routine> r;
+  for (const std::string& f : o.families)
+    for (char p : o.precisions) {
+      const int prec = int(std::string("sdcz").find(p));
+      if (f == "hemv" && prec < 2) continue;
+      if (f == "gemv") {
+        for (char t : o.trans) {
+          if (t == 'C' && prec < 2) continue;
+          r.push_back({f, prec, t == 'N' ? 0 : t == 'T' ? 1 : 2, false});
+        }
+      } else {
+        for (char u : o.uplos) r.push_back({f, prec, f == "symv" ? 3 : 4, u == 'U'});
+      }
+    }
+  return r;
+}
+
+// Both libraries' entry points for one routine, with void* operands.
+using Call = std::function<void(const void* A, const void* x, void* y)>;
+
+template <typename T>
+Call aegis_call(aegisHandle_t h, const Routine& r, int64_t n) {
+  static const T one = [] {
+    T v{};
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) v = 1;
+    else v.x = 1;
+    return v;
+  }();
+  static const T zero{};
+  return [=](const void* A, const void* x, void* y) {
+    const T* a = static_cast<const T*>(A);
+    const T* xv = static_cast<const T*>(x);
+    T* yv = static_cast<T*>(y);
+    const aegisOperation_t op = r.kind == 0 ? AEGIS_OP_N : r.kind == 1 ? AEGIS_OP_T : AEGIS_OP_C;
+    const aegisFillMode_t uplo = r.upper ? AEGIS_FILL_MODE_UPPER : AEGIS_FILL_MODE_LOWER;
+    aegisStatus_t s;
+    if constexpr (std::is_same_v<T, float>) {
+      s = r.kind < 3 ? aegisSgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+                     : aegisSsymv(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1);
+    } else if constexpr (std::is_same_v<T, double>) {
+      s = r.kind < 3 ? aegisDgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+                     : aegisDsymv(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1);
+    } else if constexpr (std::is_same_v<T, cuComplex>) {
+      s = r.kind < 3 ? aegisCgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+          : r.kind == 3 ? aegisCsymv(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                        : aegisChemv(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1);
+    } else {
+      s = r.kind < 3 ? aegisZgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+          : r.kind == 3 ? aegisZsymv(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                        : aegisZhemv(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1);
+    }
+    AEGIS_BENCH_CHECK_AEGIS(h, s);
+  };
+}
+
+template <typename T>
+Call cublas_call(cublasHandle_t h, const Routine& r, int64_t n64) {
+  static const T one = [] {
+    T v{};
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) v = 1;
+    else v.x = 1;
+    return v;
+  }();
+  static const T zero{};
+  const int n = int(n64);
+  return [=](const void* A, const void* x, void* y) {
+    const T* a = static_cast<const T*>(A);
+    const T* xv = static_cast<const T*>(x);
+    T* yv = static_cast<T*>(y);
+    const cublasOperation_t op = r.kind == 0 ? CUBLAS_OP_N : r.kind == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
+    const cublasFillMode_t uplo = r.upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+    if constexpr (std::is_same_v<T, float>) {
+      AEGIS_BENCH_CHECK_CUBLAS(r.kind < 3 ? cublasSgemv_v2(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+                                          : cublasSsymv_v2(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1));
+    } else if constexpr (std::is_same_v<T, double>) {
+      AEGIS_BENCH_CHECK_CUBLAS(r.kind < 3 ? cublasDgemv_v2(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+                                          : cublasDsymv_v2(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1));
+    } else if constexpr (std::is_same_v<T, cuComplex>) {
+      AEGIS_BENCH_CHECK_CUBLAS(r.kind < 3    ? cublasCgemv_v2(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+                               : r.kind == 3 ? cublasCsymv_v2(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                                             : cublasChemv_v2(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1));
+    } else {
+      AEGIS_BENCH_CHECK_CUBLAS(r.kind < 3    ? cublasZgemv_v2(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1)
+                               : r.kind == 3 ? cublasZsymv_v2(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                                             : cublasZhemv_v2(h, uplo, n, &one, a, n, xv, 1, &zero, yv, 1));
+    }
+  };
+}
+
+Call make_aegis_call(aegisHandle_t h, const Routine& r, int64_t n) {
+  switch (r.precision) {
+    case 0: return aegis_call<float>(h, r, n);
+    case 1: return aegis_call<double>(h, r, n);
+    case 2: return aegis_call<cuComplex>(h, r, n);
+    default: return aegis_call<cuDoubleComplex>(h, r, n);
+  }
+}
+Call make_cublas_call(cublasHandle_t h, const Routine& r, int64_t n) {
+  switch (r.precision) {
+    case 0: return cublas_call<float>(h, r, n);
+    case 1: return cublas_call<double>(h, r, n);
+    case 2: return cublas_call<cuComplex>(h, r, n);
+    default: return cublas_call<cuDoubleComplex>(h, r, n);
+  }
+}
+
+struct Operands {
+  std::vector<void*> A, x, y;
+};
+
+void fill(void* p, int64_t bytes, bool single, uint64_t seed, uint64_t id, cudaStream_t s) {
+  if (single) AEGIS_BENCH_CHECK_CUDA(fill_uniform(static_cast<float*>(p), bytes / 4, seed, id, s));
+  else AEGIS_BENCH_CHECK_CUDA(fill_uniform(static_cast<double*>(p), bytes / 8, seed, id, s));
+}
+
+void measure(const Routine& r, int64_t n, const Operands& ops, cudaStream_t stream,
+             const TimingPlan& plan, double bytes, const Call& call, LibRun& run,
+             const std::function<void()>& after_call = {}) {
+  const size_t yb = size_t(n) * r.elem();
+  AEGIS_BENCH_CHECK_CUDA(cudaMemsetAsync(ops.y[0], 0xFF, yb, stream));  // NaN: unwritten fails
+  call(ops.A[0], ops.x[0], ops.y[0]);
+  if (after_call) after_call();
+  run.ran = true;
+  run.error = blas2_spot_check(r.precision, r.kind, r.upper, n, n, ops.A[0], n, ops.x[0],
+                               ops.y[0], 64, stream);
+  run.verified = run.error <= kCheckLimit;
+  if (!run.verified) return;
+  const int64_t sets = int64_t(ops.A.size());
+  run.ms = time_on_stream(stream, plan, [&](int64_t i) {
+             const int64_t s = i % sets;
+             call(ops.A[s], ops.x[s], ops.y[s]);
+           }).median_ms;
+  run.gbs = bytes / (run.ms * 1e6);
+}
+
+std::string cell(const LibRun& r) {
+  if (!r.ran) return "-";
+  return r.verified ? format_text("%.0f", r.gbs) : "FAILED";
+}
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void write_run(JsonWriter& j, const char* key, const LibRun& r) {
+  j.key(key);
+  if (!r.ran) {
+    j.null();
+    return;
+  }
+  j.begin_object()
+      .field("median_ms", r.ms)
+      .field("gbs", r.gbs)
+      .field("verified", r.verified)
+      .field("max_err", r.error);
+  if (!r.config.empty()) j.field("config", r.config).field("y_split", r.y_split);
+  j.end_object();
+}
+
+}  // namespace
+
+int run_blas2(const Invocation& invocation) {
+  const Options o = parse(invocation);
+  const DeviceInfo device = require_device();
+  cudaStream_t stream = nullptr;
+  AEGIS_BENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  aegisHandle_t ah = nullptr;
+  AEGIS_BENCH_CHECK_AEGIS(nullptr, aegisCreate(&ah));
+  AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetStream(ah, stream));
+  cublasHandle_t ch = nullptr;
+  AEGIS_BENCH_CHECK_CUBLAS(cublasCreate(&ch));
+  AEGIS_BENCH_CHECK_CUBLAS(cublasSetStream(ch, stream));
+  int cublas_version = 0;
+  AEGIS_BENCH_CHECK_CUBLAS(cublasGetVersion(ch, &cublas_version));
+
+  const std::vector<Routine> rs = routines(o);
+  std::printf("aegis-bench %s: %s (%d SMs, L2 %.0f MiB), cuBLAS %d, %d timed runs, %%bw of %.0f GB/s\n\n",
+              invocation.subcommand.c_str(), device.name.c_str(), device.sm_count,
+              double(device.l2_bytes) / (1 << 20), cublas_version, o.timing.timed_runs, o.bandwidth);
+  TablePrinter table({{"routine", 7, true},
+                      {"n", 6, false},
+                      {"det GB/s", 8, false},
+                      {"%bw", 5, false},
+                      {"atom GB/s", 9, false},
+                      {"%bw", 5, false},
+                      {"cuBLAS", 7, false},
+                      {"cuB atom", 8, false},
+                      {"det/cuB", 7, false},
+                      {"best/cuB", 8, false},
+                      {"config", 6, true}});
+  table.print_header();
+  ProgressLine progress;
+  std::vector<Result> results;
+  int failures = 0;
+  size_t index = 0;
+  const size_t total = rs.size() * o.sizes.size();
+  for (const Routine& r : rs)
+    for (int64_t n : o.sizes) {
+      ++index;
+      const int64_t a_bytes = n * n * int64_t(r.elem());
+      if (a_bytes > o.max_bytes) continue;
+      progress.show(format_text("[%zu/%zu] %s n=%lld ...", index, total, r.name().c_str(), (long long)n));
+      Result res;
+      res.routine = r;
+      res.n = n;
+      const double tri = r.kind >= 3 ? double(n) * double(n + 1) / 2 : double(n) * double(n);
+      res.bytes = (tri + 2.0 * double(n)) * double(r.elem());
+      const int64_t vec_bytes = n * int64_t(r.elem());
+      const int64_t set_bytes = a_bytes + 2 * vec_bytes;
+      const int64_t sets = rotation_set_count(set_bytes, device.l2_bytes);
+      DeviceArena arena(size_t(sets) * (DeviceArena::footprint(size_t(a_bytes)) +
+                                        2 * DeviceArena::footprint(size_t(vec_bytes))));
+      Operands ops;
+      const bool single = r.precision == 0 || r.precision == 2;
+      for (int64_t s = 0; s < sets; ++s) {
+        ops.A.push_back(arena.take<char>(a_bytes));
+        ops.x.push_back(arena.take<char>(vec_bytes));
+        ops.y.push_back(arena.take<char>(vec_bytes));
+        fill(ops.A[s], a_bytes, single, o.seed, uint64_t(index) << 32 | uint64_t(3 * s), stream);
+        fill(ops.x[s], vec_bytes, single, o.seed, uint64_t(index) << 32 | uint64_t(3 * s + 1), stream);
+      }
+      const Call ac = make_aegis_call(ah, r, n);
+      auto record = [&](LibRun& run) {
+        return [&run, ah]() {
+          const char* cfg = "";
+          AEGIS_BENCH_CHECK_AEGIS(ah, aegisGetLastBlas2Choice(ah, &cfg, &run.y_split));
+          run.config = cfg;
+        };
+      };
+      AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetReductionMode(ah, AEGIS_REDUCTION_DETERMINISTIC));
+      measure(r, n, ops, stream, o.timing, res.bytes, ac, res.aegis_det, record(res.aegis_det));
+      if (o.with_atomics) {
+        AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetReductionMode(ah, AEGIS_REDUCTION_ATOMICS));
+        measure(r, n, ops, stream, o.timing, res.bytes, ac, res.aegis_atomics, record(res.aegis_atomics));
+        AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetReductionMode(ah, AEGIS_REDUCTION_DETERMINISTIC));
+      }
+      if (o.with_cublas) {
+        const Call cc = make_cublas_call(ch, r, n);
+        AEGIS_BENCH_CHECK_CUBLAS(cublasSetAtomicsMode(ch, CUBLAS_ATOMICS_NOT_ALLOWED));
+        measure(r, n, ops, stream, o.timing, res.bytes, cc, res.cublas);
+        if (r.kind >= 3) {
+          AEGIS_BENCH_CHECK_CUBLAS(cublasSetAtomicsMode(ch, CUBLAS_ATOMICS_ALLOWED));
+          measure(r, n, ops, stream, o.timing, res.bytes, cc, res.cublas_atomics);
+          AEGIS_BENCH_CHECK_CUBLAS(cublasSetAtomicsMode(ch, CUBLAS_ATOMICS_NOT_ALLOWED));
+        }
+      }
+      AEGIS_BENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
+      progress.clear();
+      for (const LibRun* run : {&res.aegis_det, &res.aegis_atomics, &res.cublas, &res.cublas_atomics})
+        if (run->ran && !run->verified) {
+          ++failures;
+          std::fprintf(stderr, "aegis-bench: %s n=%lld failed verification (max normalized error %.3g)\n",
+                       r.name().c_str(), (long long)n, run->error);
+        }
+      const double cub_best = std::max(res.cublas.verified ? res.cublas.gbs : 0.0,
+                                       res.cublas_atomics.verified ? res.cublas_atomics.gbs : 0.0);
+      const double aeg_best = std::max(res.aegis_det.verified ? res.aegis_det.gbs : 0.0,
+                                       res.aegis_atomics.verified ? res.aegis_atomics.gbs : 0.0);
+      auto pct = [&](const LibRun& x) {
+        return x.verified ? format_text("%.1f", 100.0 * x.gbs / o.bandwidth) : std::string("-");
+      };
+      table.print_row({r.name(), std::to_string(n), cell(res.aegis_det), pct(res.aegis_det),
+                       cell(res.aegis_atomics), pct(res.aegis_atomics), cell(res.cublas),
+                       cell(res.cublas_atomics),
+                       res.aegis_det.verified && res.cublas.verified
+                           ? format_text("%.3f", res.aegis_det.gbs / res.cublas.gbs) : "-",
+                       cub_best > 0 && aeg_best > 0 ? format_text("%.3f", aeg_best / cub_best) : "-",
+                       res.aegis_det.config + " Y=" + std::to_string(res.aegis_det.y_split) +
+                           (res.aegis_atomics.ran ? "/" + std::to_string(res.aegis_atomics.y_split) : "")});
+      results.push_back(res);
+    }
+  if (failures) std::printf("\nverification FAILED for %d results\n", failures);
+
+  if (!o.json_path.empty()) {
+    JsonWriter j;
+    j.begin_object()
+        .field("tool", "aegis-bench")
+        .field("subcommand", invocation.subcommand)
+        .field("command", invocation.command_line)
+        .field("date", utc_now());
+    j.key("device").begin_object().field("name", device.name).field("sm_count", device.sm_count)
+        .field("l2_bytes", device.l2_bytes).field("cc", device.compute_capability()).end_object();
+    j.field("cublas_version", cublas_version)
+        .field("aegis_tuning_table", aegisGetTuningTableName(ah))
+        .field("bandwidth_gbs", o.bandwidth)
+        .field("reps", o.timing.timed_runs)
+        .field("bytes_counted", "GEMV: n^2 + 2n elements; SYMV/HEMV: n(n+1)/2 + 2n elements");
+    j.key("results").begin_array();
+    for (const Result& r : results) {
+      j.begin_object().field("routine", r.routine.name()).field("n", r.n).field("bytes", r.bytes);
+      write_run(j, "aegis_deterministic", r.aegis_det);
+      write_run(j, "aegis_atomics", r.aegis_atomics);
+      write_run(j, "cublas", r.cublas);
+      write_run(j, "cublas_atomics_allowed", r.cublas_atomics);
+      j.end_object();
+    }
+    j.end_array().field("verification_failures", failures).end_object();
+    if (!j.save(o.json_path)) {
+      std::fprintf(stderr, "aegis-bench: cannot write %s\n", o.json_path.c_str());
+      return 1;
+    }
+  }
+  AEGIS_BENCH_CHECK_CUBLAS(cublasDestroy(ch));
+  AEGIS_BENCH_CHECK_AEGIS(nullptr, aegisDestroy(ah));
+  AEGIS_BENCH_CHECK_CUDA(cudaStreamDestroy(stream));
+  return failures ? 1 : 0;
+}
+
+}  // namespace aegis::bench

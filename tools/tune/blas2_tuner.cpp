@@ -1,0 +1,208 @@
+// aegis-tune blas2: for every level-2 routine key (sgemv_n, sgemv_t, ssymv, chemv, ...) and
+// size band, times every built configuration of that routine with every Y split through
+// aegisSetBlas2Override (deterministic mode, the default), and keeps the candidate with the
+// smallest geometric mean of time over the best time on the band's sizes.
+#include "blas2_tuner.h"
+
+#include <cuComplex.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "console.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "device_kernels.h"
+#include "event_timer.h"
+#include "json_writer.h"
+
+namespace aegis::tune {
+namespace {
+
+using bench::format_text;
+
+struct Band {
+  int64_t max_size;             // row's max(m, n); 0 = any
+  std::vector<int64_t> sizes;   // square sizes measured
+};
+const std::vector<Band> kBands = {
+    {3072, {1024, 1792, 2048, 3072}},
+    {6144, {3456, 4096, 5120, 6144}},
+    {12288, {6784, 8192, 10112, 12288}},
+    {0, {16384, 24576}},
+};
+const int kSplits[] = {0, 1, 2, 4, 8, 16, 32};
+
+size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
+
+// One call of `key` (e.g. "cgemv_t") on n x n operands, alpha 1, beta 0.
+void call(aegisHandle_t h, const std::string& key, int64_t n, const void* A, const void* x, void* y) {
+  const char p = key[0];
+  const std::string f = key.substr(1);
+  const aegisOperation_t op = f == "gemv_n" ? AEGIS_OP_N : AEGIS_OP_T;
+  const aegisFillMode_t lo = AEGIS_FILL_MODE_LOWER;
+  aegisStatus_t s = AEGIS_STATUS_NOT_SUPPORTED;
+  if (p == 's') {
+    const float one = 1, zero = 0;
+    auto a = static_cast<const float*>(A);
+    auto xv = static_cast<const float*>(x);
+    auto yv = static_cast<float*>(y);
+    s = f == "symv" ? aegisSsymv(h, lo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                    : aegisSgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1);
+  } else if (p == 'd') {
+    const double one = 1, zero = 0;
+    auto a = static_cast<const double*>(A);
+    auto xv = static_cast<const double*>(x);
+    auto yv = static_cast<double*>(y);
+    s = f == "symv" ? aegisDsymv(h, lo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                    : aegisDgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1);
+  } else if (p == 'c') {
+    const cuComplex one = make_cuComplex(1, 0), zero = make_cuComplex(0, 0);
+    auto a = static_cast<const cuComplex*>(A);
+    auto xv = static_cast<const cuComplex*>(x);
+    auto yv = static_cast<cuComplex*>(y);
+    s = f == "symv"   ? aegisCsymv(h, lo, n, &one, a, n, xv, 1, &zero, yv, 1)
+        : f == "hemv" ? aegisChemv(h, lo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                      : aegisCgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1);
+  } else {
+    const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
+    auto a = static_cast<const cuDoubleComplex*>(A);
+    auto xv = static_cast<const cuDoubleComplex*>(x);
+    auto yv = static_cast<cuDoubleComplex*>(y);
+    s = f == "symv"   ? aegisZsymv(h, lo, n, &one, a, n, xv, 1, &zero, yv, 1)
+        : f == "hemv" ? aegisZhemv(h, lo, n, &one, a, n, xv, 1, &zero, yv, 1)
+                      : aegisZgemv(h, op, n, n, &one, a, n, xv, 1, &zero, yv, 1);
+  }
+  AEGIS_BENCH_CHECK_AEGIS(h, s);
+}
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int run_blas2_tuner(const Blas2TuneOptions& opt) {
+  const bench::DeviceInfo dev = bench::require_device();
+  aegisHandle_t h = nullptr;
+  AEGIS_BENCH_CHECK_AEGIS(nullptr, aegisCreate(&h));
+  cudaStream_t stream = nullptr;
+  AEGIS_BENCH_CHECK_CUDA(cudaStreamCreate(&stream));
+  AEGIS_BENCH_CHECK_AEGIS(h, aegisSetStream(h, stream));
+  AEGIS_BENCH_CHECK_AEGIS(h, aegisSetReductionMode(h, AEGIS_REDUCTION_DETERMINISTIC));
+
+  // Routine keys and their configurations, in table order.
+  std::vector<std::pair<std::string, std::vector<std::string>>> routines;
+  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
+    const std::string name = aegisBlas2ConfigName(i);
+    if (opt.precisions.find(name[0]) == std::string::npos) continue;
+    const std::string key = name.substr(0, name.find("_nb"));
+    auto it = std::find_if(routines.begin(), routines.end(), [&](auto& r) { return r.first == key; });
+    if (it == routines.end()) routines.push_back({key, {name}});
+    else it->second.push_back(name);
+  }
+
+  bench::TimingPlan plan;
+  plan.warmup_runs = 2;
+  plan.timed_runs = opt.reps;
+  bench::JsonWriter json;
+  json.begin_object()
+      .field("tool", "aegis-tune")
+      .field("subcommand", "blas2")
+      .field("command", opt.command)
+      .field("date", utc_now())
+      .field("device", dev.name)
+      .field("reps", opt.reps)
+      .key("rows")
+      .begin_array();
+  bench::ProgressLine progress;
+  std::string rows;
+  std::printf("%-8s %8s %-22s %5s %9s\n", "routine", "max size", "config", "Y", "geo-mean");
+  for (const auto& [key, configs] : routines) {
+    const size_t eb = elem_bytes(key[0]);
+    for (const Band& band : kBands) {
+      struct Cand {
+        std::string config;
+        int y;
+      };
+      std::vector<Cand> cands;
+      for (const std::string& c : configs)
+        for (int y : kSplits) cands.push_back({c, y});
+      std::vector<double> score(cands.size(), 0.0);
+      for (int64_t n : band.sizes) {
+        const int64_t a_bytes = n * n * int64_t(eb), v_bytes = n * int64_t(eb);
+        const int64_t sets = bench::rotation_set_count(a_bytes + 2 * v_bytes, dev.l2_bytes);
+        bench::DeviceArena arena(size_t(sets) * (bench::DeviceArena::footprint(size_t(a_bytes)) +
+                                                 2 * bench::DeviceArena::footprint(size_t(v_bytes))));
+        std::vector<char*> A, X, Y;
+        for (int64_t s = 0; s < sets; ++s) {
+          A.push_back(arena.take<char>(a_bytes));
+          X.push_back(arena.take<char>(v_bytes));
+          Y.push_back(arena.take<char>(v_bytes));
+          AEGIS_BENCH_CHECK_CUDA(bench::fill_uniform(reinterpret_cast<float*>(A.back()), a_bytes / 4,
+                                                     opt.seed, uint64_t(2 * s), stream));
+          AEGIS_BENCH_CHECK_CUDA(bench::fill_uniform(reinterpret_cast<float*>(X.back()), v_bytes / 4,
+                                                     opt.seed, uint64_t(2 * s + 1), stream));
+        }
+        std::vector<double> times(cands.size());
+        for (size_t c = 0; c < cands.size(); ++c) {
+          progress.show(format_text("%s n=%lld: %s Y=%d", key.c_str(), (long long)n,
+                                    cands[c].config.c_str(), cands[c].y));
+          AEGIS_BENCH_CHECK_AEGIS(h, aegisSetBlas2Override(h, cands[c].config.c_str(), cands[c].y));
+          times[c] = bench::time_on_stream(stream, plan, [&](int64_t i) {
+                       const int64_t s = i % sets;
+                       call(h, key, n, A[s], X[s], Y[s]);
+                     }).median_ms;
+        }
+        const double best = *std::min_element(times.begin(), times.end());
+        for (size_t c = 0; c < cands.size(); ++c) score[c] += std::log(times[c] / best);
+        json.begin_object().field("routine", key).field("n", n);
+        json.key("ms").begin_array();
+        for (size_t c = 0; c < cands.size(); ++c)
+          json.begin_object().field("config", cands[c].config).field("y", cands[c].y)
+              .field("median_ms", times[c]).end_object();
+        json.end_array().end_object();
+      }
+      // Ties go to the earlier candidate (y = 0, automatic, is listed first).
+      size_t win = 0;
+      for (size_t c = 1; c < cands.size(); ++c)
+        if (score[c] < score[win] - 1e-9) win = c;
+      progress.clear();
+      const double geo = std::exp(score[win] / double(band.sizes.size()));
+      std::printf("%-8s %8lld %-22s %5d %9.3f\n", key.c_str(), (long long)band.max_size,
+                  cands[win].config.c_str(), cands[win].y, geo);
+      rows += format_text("{\"%s\", %lld, \"%s\", %d},\n", key.c_str(), (long long)band.max_size,
+                          cands[win].config.c_str(), cands[win].y);
+    }
+  }
+  AEGIS_BENCH_CHECK_AEGIS(h, aegisSetBlas2Override(h, nullptr, 0));
+  json.end_array().end_object();
+  if (!opt.json_path.empty() && !json.save(opt.json_path)) {
+    std::fprintf(stderr, "aegis-tune: cannot write %s\n", opt.json_path.c_str());
+    return 1;
+  }
+  if (!opt.out_path.empty()) {
+    std::FILE* f = std::fopen(opt.out_path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "aegis-tune: cannot write %s\n", opt.out_path.c_str());
+      return 1;
+    }
+    std::fprintf(f,
+                 "// Level-2 tuning table of %s: {routine, max(m, n) up to (0: any), config, "
+                 "y_split (0: from the size)}.\n// Written by: %s\n%s",
+                 dev.name.c_str(), opt.command.c_str(), rows.c_str());
+    std::fclose(f);
+  }
+  aegisDestroy(h);
+  cudaStreamDestroy(stream);
+  return 0;
+}
+
+}  // namespace aegis::tune
