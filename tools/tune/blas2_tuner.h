@@ -1,18 +1,14 @@
 // aegis-tune blas2: measures the level-2 configurations and writes the tuning table.
 #pragma once
 
-#include <cstdint>
 #include <string>
+
+#include "tune_options.h"
 
 namespace aegis::tune {
 
-struct Blas2TuneOptions {
-  std::string out_path;   // table rows (.inc) to write; empty: print only
-  std::string json_path;  // every measurement
-  std::string precisions = "sdcz";
-  int reps = 10;
-  uint64_t seed = 1;
-  std::string command;
+struct Blas2TuneOptions : TuneOptions {
+  std::string precisions = "sdcz";  // which of s, d, c, z to tune
 };
 
 int run_blas2_tuner(const Blas2TuneOptions& options);

@@ -23,51 +23,10 @@ void usage(std::FILE* to) {
                "  band (deterministic mode). Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  aegis::bench::set_tool_name("aegis-tune");
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 1 : 0;
-  }
-  if (!std::strcmp(argv[1], "blas2")) {
-    aegis::tune::Blas2TuneOptions b;
-    for (int i = 0; i < argc; ++i) b.command += (i ? " " : "") + std::string(argv[i]);
-    for (int i = 2; i < argc; ++i) {
-      const std::string arg = argv[i];
-      const bool has_value = i + 1 < argc;
-      if (arg == "--help" || arg == "-h") {
-        usage(stdout);
-        return 0;
-      } else if (arg == "--out" && has_value) {
-        b.out_path = argv[++i];
-      } else if (arg == "--json" && has_value) {
-        b.json_path = argv[++i];
-      } else if (arg == "--precisions" && has_value) {
-        b.precisions = argv[++i];
-      } else if (arg == "--reps" && has_value) {
-        b.reps = std::atoi(argv[++i]);
-        if (b.reps < 1) {
-          std::fprintf(stderr, "aegis-tune: --reps must be >= 1\n");
-          return 1;
-        }
-      } else if (arg == "--seed" && has_value) {
-        b.seed = std::strtoull(argv[++i], nullptr, 10);
-      } else {
-        std::fprintf(stderr, "aegis-tune: unknown or incomplete option '%s'\n", arg.c_str());
-        usage(stderr);
-        return 1;
-      }
-    }
-    return aegis::tune::run_blas2_tuner(b);
-  }
-  if (std::strcmp(argv[1], "sgemm") != 0) {
-    std::fprintf(stderr, "aegis-tune: unknown routine '%s'\n", argv[1]);
-    usage(stderr);
-    return 1;
-  }
-  aegis::tune::TuneOptions opt;
+// Parses the options after the routine name into opt (and --precisions into *precisions
+// where the routine takes it). Returns -1 to go on, or the exit status to stop with.
+int parse_options(int argc, char** argv, aegis::tune::TuneOptions& opt,
+                  std::string* precisions) {
   for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -79,6 +38,8 @@ int main(int argc, char** argv) {
       opt.out_path = argv[++i];
     } else if (arg == "--json" && has_value) {
       opt.json_path = argv[++i];
+    } else if (arg == "--precisions" && has_value && precisions) {
+      *precisions = argv[++i];
     } else if (arg == "--reps" && has_value) {
       opt.reps = std::atoi(argv[++i]);
       if (opt.reps < 1) {
@@ -93,5 +54,28 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  return aegis::tune::run_sgemm_tuner(opt);
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  aegis::bench::set_tool_name("aegis-tune");
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  if (!std::strcmp(argv[1], "blas2")) {
+    aegis::tune::Blas2TuneOptions opt;
+    const int status = parse_options(argc, argv, opt, &opt.precisions);
+    return status >= 0 ? status : aegis::tune::run_blas2_tuner(opt);
+  }
+  if (!std::strcmp(argv[1], "sgemm")) {
+    aegis::tune::TuneOptions opt;
+    const int status = parse_options(argc, argv, opt, nullptr);
+    return status >= 0 ? status : aegis::tune::run_sgemm_tuner(opt);
+  }
+  std::fprintf(stderr, "aegis-tune: unknown routine '%s'\n", argv[1]);
+  usage(stderr);
+  return 1;
 }
