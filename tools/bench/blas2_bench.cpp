@@ -312,13 +312,6 @@ std::string cell(const LibRun& r) {
   return r.verified ? format_text("%.0f", r.gbs) : "FAILED";
 }
 
-std::string utc_now() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 void write_run(JsonWriter& j, const char* key, const LibRun& r) {
   j.key(key);
   if (!r.ran) {
@@ -454,7 +447,7 @@ int run_blas2(const Invocation& invocation) {
         .field("tool", "aegis-bench")
         .field("subcommand", invocation.subcommand)
         .field("command", invocation.command_line)
-        .field("date", utc_now());
+        .field("date", utc_timestamp());
     j.key("device").begin_object().field("name", device.name).field("sm_count", device.sm_count)
         .field("l2_bytes", device.l2_bytes).field("cc", device.compute_capability()).end_object();
     j.field("cublas_version", cublas_version)

@@ -254,15 +254,6 @@ std::string version_text(int version) {  // MAJOR * 10000 + MINOR * 100 + PATCH
   return format_text("%d.%d.%d", version / 10000, version / 100 % 100, version % 100);
 }
 
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 struct Summary {
   double median_square_ratio = kNaN;  // squares 2048..16384
   int square_count = 0;
@@ -338,7 +329,7 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       .field("tool", "aegis-bench")
       .field("subcommand", invocation.subcommand)
       .field("command", invocation.command_line)
-      .field("date", utc_now_iso8601());
+      .field("date", utc_timestamp());
   json.key("device")
       .begin_object()
       .field("name", device.name)

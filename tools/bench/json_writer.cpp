@@ -2,8 +2,19 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace aegis::bench {
+
+std::string utc_timestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
 
 void JsonWriter::begin_value() {
   if (after_key_) {  // the value sits on its key's line

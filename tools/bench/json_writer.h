@@ -9,6 +9,9 @@
 
 namespace aegis::bench {
 
+// The current time as ISO 8601 UTC ("2026-11-29T20:12:00Z"), for reports' "date" fields.
+std::string utc_timestamp();
+
 class JsonWriter {
  public:
   JsonWriter& begin_object() { return open('{'); }

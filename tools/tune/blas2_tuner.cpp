@@ -80,13 +80,6 @@ void call(aegisHandle_t h, const std::string& key, int64_t n, const void* A, con
   AEGIS_BENCH_CHECK_AEGIS(h, s);
 }
 
-std::string utc_now() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 int run_blas2_tuner(const Blas2TuneOptions& opt) {
@@ -117,7 +110,7 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       .field("tool", "aegis-tune")
       .field("subcommand", "blas2")
       .field("command", opt.command)
-      .field("date", utc_now())
+      .field("date", bench::utc_timestamp())
       .field("device", dev.name)
       .field("reps", opt.reps)
       .key("rows")

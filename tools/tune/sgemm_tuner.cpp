@@ -115,13 +115,6 @@ std::vector<Measurement> measure_shape(aegisHandle_t h, cudaStream_t stream,
   return results;
 }
 
-std::string utc_now() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 int run_sgemm_tuner(const TuneOptions& opt) {
@@ -146,7 +139,7 @@ int run_sgemm_tuner(const TuneOptions& opt) {
       .field("tool", "aegis-tune")
       .field("subcommand", "sgemm")
       .field("command", opt.command)
-      .field("date", utc_now())
+      .field("date", bench::utc_timestamp())
       .key("device")
       .begin_object()
       .field("name", dev.name)
@@ -235,7 +228,7 @@ int run_sgemm_tuner(const TuneOptions& opt) {
                  "// SGEMM tuning table for %s (%d SMs), written by aegis-tune on %s; do not edit.\n"
                  "//   %s\n"
                  "// Row: {shape class, configuration, split-K limit}\n%s",
-                 dev.name.c_str(), dev.sm_count, utc_now().c_str(), opt.command.c_str(),
+                 dev.name.c_str(), dev.sm_count, bench::utc_timestamp().c_str(), opt.command.c_str(),
                  rows.c_str());
     std::fclose(f);
   }
