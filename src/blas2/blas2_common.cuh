@@ -51,7 +51,9 @@ __device__ __forceinline__ cuDoubleComplex shfl_xor(cuDoubleComplex v, int o) {
 }
 
 // Loads V rows starting at logical row first_logical (p points at it); rows outside
-// [0, m) read nothing and give zero.
+// [0, m) read nothing and give zero. For edges only: a vector path and an element path in
+// one branch make the compiler land the 16-byte load in a temporary and copy it out, which
+// waits for the load (loads of a loop then do not overlap). Interior loops use load_full.
 template <typename T, int V, bool VEC>
 __device__ __forceinline__ Vec<T, V> load_rows(const T* p, int64_t first_logical, int64_t m) {
   if (VEC && first_logical >= 0 && first_logical + V <= m) return load_stream<T, V>(p);
@@ -62,6 +64,20 @@ __device__ __forceinline__ Vec<T, V> load_rows(const T* p, int64_t first_logical
     out.v[v] = (i >= 0 && i < m) ? p[v] : zero<T>();
   }
   return out;
+}
+
+// V rows all inside the operated block: one 16-byte load (VEC) or V element loads, no
+// branch, so the loads of a loop body are all in flight together.
+template <typename T, int V, bool VEC>
+__device__ __forceinline__ Vec<T, V> load_full(const T* p) {
+  if constexpr (VEC) {
+    return load_stream<T, V>(p);
+  } else {
+    Vec<T, V> out;
+#pragma unroll
+    for (int v = 0; v < V; ++v) out.v[v] = __ldcs(p + v);
+    return out;
+  }
 }
 
 // The last block of a panel to arrive (deterministic mode) returns true, after which it
@@ -80,19 +96,28 @@ __device__ __forceinline__ bool arrive_last(unsigned* counter, unsigned expected
   return last;
 }
 
-// Sum of parts[k * stride + index] for k < count in order, loads kept in flight.
+// Sum of parts[k * stride + index] for k < count in order, 8 loads kept in flight (the
+// last block of a panel does this alone: its latency is the tail of the call).
 template <typename T>
 __device__ __forceinline__ T ordered_sum(const T* parts, int64_t stride, int count) {
+  constexpr int kBatch = 8;
   T s = zero<T>();
   int k = 0;
-  for (; k + 4 <= count; k += 4) {
-    T p[4];
+  for (; k + kBatch <= count; k += kBatch) {
+    T p[kBatch];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) p[u] = __ldcg(parts + (k + u) * stride);
+    for (int u = 0; u < kBatch; ++u) p[u] = __ldcg(parts + (k + u) * stride);
 #pragma unroll
-    for (int u = 0; u < 4; ++u) s = add(s, p[u]);
+    for (int u = 0; u < kBatch; ++u) s = add(s, p[u]);
   }
-  for (; k < count; ++k) s = add(s, __ldcg(parts + k * stride));
+  if (k < count) {
+    T p[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) p[u] = k + u < count ? __ldcg(parts + (k + u) * stride) : zero<T>();
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (k + u < count) s = add(s, p[u]);
+  }
   return s;
 }
 

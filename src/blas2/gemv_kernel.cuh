@@ -60,25 +60,58 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
 #pragma unroll
   for (int v = 0; v < V; ++v) acc[v] = zero<T>();
   const T* a_rows = p.A + phys0;
+  // Whether this thread's V rows all lie in [0, m) does not change along the columns: test
+  // it once, so the loop over the columns has no branch between its loads (all U in flight).
+  const bool full = first >= 0 && first + V <= p.m;
   int64_t j = c0 + ty;
-  for (; j + (U - 1) * Q < c1; j += U * Q) {
-    Vec<T, V> a[U];
-    T xj[U];
+  if (full) {
+    // Groups of U columns (U loads each), two register buffers used in turn: the next
+    // group's loads are issued before the current group's multiply-adds (left to itself,
+    // ptxas consumes the first load of a group before issuing the third).
+    auto load_group = [&](int64_t jj, Vec<T, V>(&a)[U], T(&xj)[U]) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      a[u] = load_rows<T, V, VEC>(a_rows + (j + u * Q) * p.lda, first, p.m);
-      xj[u] = __ldg(p.x + (j + u * Q) * p.incx);
+      for (int u = 0; u < U; ++u) {
+        a[u] = load_full<T, V, VEC>(a_rows + (jj + u * Q) * p.lda);
+        xj[u] = __ldg(p.x + (jj + u * Q) * p.incx);
+      }
+    };
+    auto fma_group = [&](const Vec<T, V>(&a)[U], const T(&xj)[U]) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[v] = mad(a[u].v[v], xj[u], acc[v]);
+    };
+    if (j + (U - 1) * Q < c1) {
+      Vec<T, V> a0[U], a1[U];
+      T x0[U], x1[U];
+      load_group(j, a0, x0);
+      for (;;) {
+        j += U * Q;
+        const bool more = j + (U - 1) * Q < c1;
+        if (more) load_group(j, a1, x1);
+        fma_group(a0, x0);
+        if (!more) break;
+        j += U * Q;
+        const bool more2 = j + (U - 1) * Q < c1;
+        if (more2) load_group(j, a0, x0);
+        fma_group(a1, x1);
+        if (!more2) break;
+      }
     }
+    for (; j < c1; j += Q) {
+      const Vec<T, V> a = load_full<T, V, VEC>(a_rows + j * p.lda);
+      const T xj = __ldg(p.x + j * p.incx);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
+      for (int v = 0; v < V; ++v) acc[v] = mad(a.v[v], xj, acc[v]);
+    }
+  } else {
+    // Rows at the first or last row of the matrix: element by element, masked.
+    for (; j < c1; j += Q) {
+      const Vec<T, V> a = load_rows<T, V, false>(a_rows + j * p.lda, first, p.m);
+      const T xj = __ldg(p.x + j * p.incx);
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc[v] = mad(a[u].v[v], xj[u], acc[v]);
-  }
-  for (; j < c1; j += Q) {
-    const Vec<T, V> a = load_rows<T, V, VEC>(a_rows + j * p.lda, first, p.m);
-    const T xj = __ldg(p.x + j * p.incx);
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[v] = mad(a.v[v], xj, acc[v]);
+      for (int v = 0; v < V; ++v) acc[v] = mad(a.v[v], xj, acc[v]);
+    }
   }
 #pragma unroll
   for (int v = 0; v < V; ++v) partial_rows[ty][tx * V + v] = acc[v];
@@ -134,27 +167,35 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int64_t col0 = int64_t(blockIdx.x) * NB + warp * C;
   // Rows of this block (relative to p.A, which may start row_shift rows early): a whole
-  // number of warp-wide steps.
+  // number of warp-wide steps of kStep rows.
   const int64_t phys_rows = p.m + p.row_shift;
-  constexpr int64_t kStep = 32 * V;
+  constexpr int kStep = 32 * V;
   const int64_t steps = (phys_rows + kStep - 1) / kStep;
   const int64_t steps_per = (steps + gridDim.y - 1) / gridDim.y;
-  const int64_t r0 = int64_t(blockIdx.y) * steps_per * kStep;
-  const int64_t r1 = min(phys_rows, r0 + steps_per * kStep);
+  const int64_t s0 = int64_t(blockIdx.y) * steps_per;
+  const int64_t s1 = min(steps, s0 + steps_per);
+  // Steps whose rows all lie in [0, m): [in0, in1) (the first step is partial when
+  // row_shift > 0, the last when m + row_shift is not a multiple of kStep). Their loads
+  // are branch-free, so the C loads of a step are in flight together; the at most two
+  // partial steps are masked element by element.
+  const int64_t in0 = min(s1, max(s0, int64_t(p.row_shift > 0 ? 1 : 0)));
+  const int64_t in1 = max(in0, min(s1, phys_rows / kStep));
 
   // Columns past n repeat the last column (their results are dropped): no branch per load.
   const T* a_col[C];
 #pragma unroll
-  for (int c = 0; c < C; ++c) a_col[c] = p.A + min(col0 + c, p.n - 1) * p.lda;
+  for (int c = 0; c < C; ++c) a_col[c] = p.A + min(col0 + c, p.n - 1) * p.lda + lane * V;
+  const T* x_lane = p.x + (int64_t(lane) * V - p.row_shift) * p.incx;  // logical row lane V - shift
   T acc[C];
 #pragma unroll
   for (int c = 0; c < C; ++c) acc[c] = zero<T>();
 
-  for (int64_t r = r0 + lane * V; r < r1; r += kStep) {
-    const int64_t first = r - p.row_shift;
+  auto edge_step = [&](int64_t s) {
+    const int64_t r = s * kStep;  // physical row of lane 0
+    const int64_t first = r + lane * V - p.row_shift;
     Vec<T, V> a[C];
 #pragma unroll
-    for (int c = 0; c < C; ++c) a[c] = load_rows<T, V, VEC>(a_col[c] + r, first, p.m);
+    for (int c = 0; c < C; ++c) a[c] = load_rows<T, V, false>(a_col[c] + r, first, p.m);
     T xr[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) {
@@ -165,7 +206,24 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
     for (int c = 0; c < C; ++c)
 #pragma unroll
       for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
+  };
+
+  for (int64_t s = s0; s < in0; ++s) edge_step(s);
+  for (int64_t s = in0; s < in1; ++s) {
+    const int64_t r = s * kStep;
+    Vec<T, V> a[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
+    T xr[V];
+    const T* xp = x_lane + r * p.incx;
+#pragma unroll
+    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
   }
+  for (int64_t s = in1; s < s1; ++s) edge_step(s);
 #pragma unroll
   for (int c = 0; c < C; ++c)
 #pragma unroll

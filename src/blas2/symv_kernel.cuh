@@ -48,14 +48,22 @@ __host__ __device__ __forceinline__ int64_t symv_tile_count(int64_t nt, int64_t 
 }
 
 template <typename T, int NB, int Q, bool VEC, bool HERM>
-__global__ void __launch_bounds__(NB / kVecWidth<T> * Q) symv_kernel(SymvParams<T> p) {
+// Blocks per SM the register allocation must allow (<= 128 registers at 256 threads x 2 or
+// 128 x 4; <= 168 at 128 x 3 for 16-byte elements): a block keeps one tile of loads in
+// flight across its per-tile barrier, so a few blocks per SM are needed to cover latency.
+__global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
+                                  (NB / kVecWidth<T> * Q >= 256 ? 2 : sizeof(T) == 16 ? 3 : 4))
+    symv_kernel(SymvParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int TX = NB / V;
   constexpr int CPT = NB / Q;  // columns per thread
+  constexpr int kThreads = TX * Q;
+  constexpr int kParts = kThreads / NB;  // threads per row in the diagonal tile
   static_assert(TX * Q >= NB, "one thread per row of a tile is needed (Q >= vector width)");
+  static_assert(kThreads % NB == 0 && kParts <= Q, "diagonal parts fit the row sum buffer");
   static_assert(TX <= NB, "column reduction buffer aliases the diagonal tile");
-  __shared__ T tile[NB][NB + 1];  // (NB cols, NB rows) diagonal tile; later (TX, NB) sums
-  __shared__ T row_sums[Q][NB];   // (Q, NB)
+  __shared__ T tile[NB][NB + 1];    // (NB cols, NB rows) diagonal tile; later (TX, NB) sums
+  __shared__ T row_sums[2][Q][NB];  // (Q, NB) per tile, two buffers: one barrier per tile
   __shared__ T x_cols[NB];
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = tx + ty * TX;
@@ -68,96 +76,99 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q) symv_kernel(SymvParams<
   const int64_t t_end = min(count, t_begin + p.tiles_per_block);
   const T alpha = p.scalars.get_alpha();
 
-  // This thread's columns of the block column, and x there.
+  // This thread's columns of the block column, and x there. Columns outside [0, n) (only in
+  // the first or last block column) read a valid column of the block instead and are
+  // masked in the arithmetic: the loads stay branch-free.
+  const int64_t cl0 = c * NB - p.row_shift;  // logical first column of the block column
+  const bool full_cols = cl0 >= 0 && cl0 + NB <= p.n;
   const T* col_ptr[CPT];
   bool col_ok[CPT];
-  T xc[CPT];
 #pragma unroll
   for (int k = 0; k < CPT; ++k) {
-    const int64_t cj = c * NB + ty + k * Q - p.row_shift;
+    const int64_t cj = cl0 + ty + k * Q;
     col_ok[k] = cj >= 0 && cj < p.n;
-    col_ptr[k] = p.B + (c * NB + ty + k * Q) * p.lda;
-    xc[k] = col_ok[k] ? __ldg(p.x + cj * p.incx) : zero<T>();
+    const int64_t cjc = min(max(cj, int64_t(0)), p.n - 1);
+    col_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
   }
+  // x of the block column in shared memory (read per tile, a broadcast per warp: x in
+  // registers would cost CPT more registers per thread, and occupancy).
   if (tid < NB) {
-    const int64_t cj = c * NB + tid - p.row_shift;
+    const int64_t cj = cl0 + tid;
     x_cols[tid] = (cj >= 0 && cj < p.n) ? __ldg(p.x + cj * p.incx) : zero<T>();
   }
+  __syncthreads();
 
   T col_acc[CPT];
 #pragma unroll
   for (int k = 0; k < CPT; ++k) col_acc[k] = zero<T>();
   T diag_sum = zero<T>();
 
-  if (t_begin == 0) {
-    // Diagonal tile: the stored half into shared memory, element by element.
-    for (int e = tid; e < NB * NB; e += TX * Q) {
-      const int i = e % NB, j = e / NB;
-      const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
-      const bool stored = p.upper ? i <= j : i >= j;
-      T v = zero<T>();
-      if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
-        v = p.B[(c * NB + i) + (c * NB + j) * p.lda];
-      tile[j][i] = v;
-    }
-    __syncthreads();
-    if (tid < NB) {
-      const int i = tid;
-#pragma unroll 8
-      for (int j = 0; j < NB; ++j) {
-        const bool stored = p.upper ? i <= j : i >= j;
-        T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
-        if (HERM && i == j) a = real_part(a);
-        diag_sum = mad(a, x_cols[j], diag_sum);
-      }
-    }
-    __syncthreads();  // the tile buffer is reused for the column sums below
-  }
+  // Off-diagonal tiles t in [t_first, t_end), tile row r = c -+ t. The last tile of a block
+  // column (lower: tile row nt - 1, upper: tile row 0) may have rows outside [0, n): it is
+  // loaded element by element, after the pipelined loop over the full tiles.
+  const int64_t t_first = t_begin > 0 ? t_begin : 1;
+  const bool last_partial = p.upper ? p.row_shift > 0 : np % NB != 0;
+  int64_t t_full_end = t_end;
+  if (last_partial && t_end == count) t_full_end = t_end - 1;
+  if (t_full_end < t_first) t_full_end = t_first;
 
-  // Off-diagonal tiles t in [max(t_begin, 1), t_end), tile row r = c +- t.
-  int64_t t = t_begin > 0 ? t_begin : 1;
-  Vec<T, V> a_cur[CPT], a_next[CPT];
-  T xr_cur[V], xr_next[V];
-  auto load_tile = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
-    const int64_t r = p.upper ? c - tt : c + tt;
-    const int64_t rp = r * NB + tx * V;  // physical first row of this thread
-    const int64_t first = rp - p.row_shift;
+  auto tile_row = [&](int64_t tt) { return p.upper ? c - tt : c + tt; };
+  // Full tile: CPT 16-byte loads (or element loads) and V elements of x, no branch.
+  auto load_tile_full = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t rp = tile_row(tt) * NB;  // physical first row of the tile
 #pragma unroll
-    for (int k = 0; k < CPT; ++k) {
-      if (col_ok[k]) {
-        a[k] = load_rows<T, V, VEC>(col_ptr[k] + rp, first, p.n);
-      } else {
+    for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(col_ptr[k] + rp);
+    const T* xp = p.x + (rp + tx * V - p.row_shift) * p.incx;
 #pragma unroll
-        for (int v = 0; v < V; ++v) a[k].v[v] = zero<T>();
-      }
-    }
+    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+  };
+  auto load_tile_edge = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t rp = tile_row(tt) * NB;
+    const int64_t first = rp + tx * V - p.row_shift;
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(col_ptr[k] + rp, first, p.n);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
       const int64_t i = first + v;
       xr[v] = (i >= 0 && i < p.n) ? __ldg(p.x + i * p.incx) : zero<T>();
     }
   };
-  if (t < t_end) load_tile(t, a_cur, xr_cur);
-  for (; t < t_end; ++t) {
-    if (t + 1 < t_end) load_tile(t + 1, a_next, xr_next);
-    const int64_t r = p.upper ? c - t : c + t;
+  // A_rc x_c to y_r (through row_sums[t & 1]), A_rc^T x_r (^H for HEMV) into col_acc.
+  auto process = [&](int64_t tt, const Vec<T, V>(&a)[CPT], const T(&xr)[V]) {
+    const int buf = int(tt & 1);
     T row_acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) row_acc[v] = zero<T>();
+    if (full_cols) {
 #pragma unroll
-    for (int k = 0; k < CPT; ++k)
+      for (int k = 0; k < CPT; ++k) {
+        const T xc = x_cols[ty + k * Q];
 #pragma unroll
-      for (int v = 0; v < V; ++v) {
-        row_acc[v] = mad(a_cur[k].v[v], xc[k], row_acc[v]);
-        col_acc[k] = mad(conj_if(a_cur[k].v[v], HERM), xr_cur[v], col_acc[k]);
+        for (int v = 0; v < V; ++v) {
+          row_acc[v] = mad(a[k].v[v], xc, row_acc[v]);
+          col_acc[k] = mad(conj_if(a[k].v[v], HERM), xr[v], col_acc[k]);
+        }
       }
+    } else {
 #pragma unroll
-    for (int v = 0; v < V; ++v) row_sums[ty][tx * V + v] = row_acc[v];
+      for (int k = 0; k < CPT; ++k) {
+        const T xc = x_cols[ty + k * Q];  // 0 for columns outside [0, n)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          const T av = col_ok[k] ? a[k].v[v] : zero<T>();
+          row_acc[v] = mad(av, xc, row_acc[v]);
+          col_acc[k] = mad(conj_if(av, HERM), xr[v], col_acc[k]);
+        }
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) row_sums[buf][ty][tx * V + v] = row_acc[v];
     __syncthreads();
     if (tid < NB) {
       T s = zero<T>();
 #pragma unroll
-      for (int q = 0; q < Q; ++q) s = add(s, row_sums[q][tid]);
+      for (int q = 0; q < Q; ++q) s = add(s, row_sums[buf][q][tid]);
+      const int64_t r = tile_row(tt);
       const int64_t li = r * NB + tid - p.row_shift;
       if (li >= 0 && li < p.n) {
         if (p.atomic) {
@@ -168,14 +179,68 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q) symv_kernel(SymvParams<
         }
       }
     }
+  };
+
+  // Two register buffers used in turn (no copies: a copy would wait for the loads); the
+  // first full tile's loads are issued before the diagonal tile so they overlap it.
+  Vec<T, V> a0[CPT], a1[CPT];
+  T x0[V], x1[V];
+  if (t_first < t_full_end) load_tile_full(t_first, a0, x0);
+
+  if (t_begin == 0) {
+    // Diagonal tile: the stored half into shared memory, element by element.
+#pragma unroll 4
+    for (int e = tid; e < NB * NB; e += kThreads) {
+      const int i = e % NB, j = e / NB;
+      const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
+      const bool stored = p.upper ? i <= j : i >= j;
+      T v = zero<T>();
+      if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
+        v = p.B[(c * NB + i) + (c * NB + j) * p.lda];
+      tile[j][i] = v;
+    }
+    __syncthreads();  // also orders x_cols
+    // Row i of the mirrored tile times x_c, kParts threads per row, then summed in order.
+    {
+      const int i = tid % NB, part = tid / NB;
+      T s = zero<T>();
+#pragma unroll 4
+      for (int j = part; j < NB; j += kParts) {
+        const bool stored = p.upper ? i <= j : i >= j;
+        T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
+        if (HERM && i == j) a = real_part(a);
+        s = mad(a, x_cols[j], s);
+      }
+      row_sums[0][part][i] = s;
+    }
     __syncthreads();
+    if (tid < NB) {
 #pragma unroll
-    for (int k = 0; k < CPT; ++k) a_cur[k] = a_next[k];
-#pragma unroll
-    for (int v = 0; v < V; ++v) xr_cur[v] = xr_next[v];
+      for (int q = 0; q < kParts; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
+    }
+    // row_sums[0] is next written for tile 2, after the barrier of tile 1.
+  }
+
+  int64_t t = t_first;
+  if (t < t_full_end) {
+    for (;;) {
+      if (t + 1 < t_full_end) load_tile_full(t + 1, a1, x1);
+      process(t, a0, x0);
+      if (++t >= t_full_end) break;
+      if (t + 1 < t_full_end) load_tile_full(t + 1, a0, x0);
+      process(t, a1, x1);
+      if (++t >= t_full_end) break;
+    }
+  }
+  for (; t < t_end; ++t) {
+    Vec<T, V> ae[CPT];
+    T xe[V];
+    load_tile_edge(t, ae, xe);
+    process(t, ae, xe);
   }
 
   // Column sums: over the TX threads of each column, plus the diagonal tile.
+  __syncthreads();  // the diagonal tile's reads of `tile` are done
 #pragma unroll
   for (int k = 0; k < CPT; ++k) tile[tx][ty + k * Q] = col_acc[k];
   __syncthreads();
