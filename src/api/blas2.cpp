@@ -71,6 +71,35 @@ void set_alignment(Blas2Call& call, const T* full, int64_t offset_rows, bool off
   call.vector_loads = lda_ok && reinterpret_cast<uintptr_t>(aligned_start) % 16 == 0;
 }
 
+// After the checks and the m = 0 / n = 0 quick return: fills in the vectors and scalars,
+// handles alpha = 0 (y = beta y, or nothing when beta = 1), and runs the call on the
+// sub-matrix that starts offset_rows rows (and some columns) into `full`.
+template <typename T>
+aegisStatus_t dispatch_call(const char* routine, aegisHandle_t h, Blas2Call& call,
+                            int64_t len_x, int64_t len_y, const T* alpha, const T* full,
+                            const T* sub, int64_t offset_rows, bool offset_variant,
+                            const T* x, int64_t incx, const T* beta, T* y, int64_t incy) {
+  call.x = element0(x, len_x, incx);
+  call.incx = incx;
+  call.y = element0(y, len_y, incy);
+  call.incy = incy;
+  const bool host_scalars = h->pointer_mode == AEGIS_POINTER_MODE_HOST;
+  if (host_scalars) {
+    Scalar<T>::to_pair(*alpha, call.alpha);
+    Scalar<T>::to_pair(*beta, call.beta);
+  } else {
+    call.alpha_device = alpha;
+    call.beta_device = beta;
+  }
+  if (host_scalars && Scalar<T>::is_zero(*alpha)) {
+    if (Scalar<T>::is_one(*beta)) return AEGIS_STATUS_SUCCESS;
+    return aegis::dispatch::run_blas2_scale(h, routine, Scalar<T>::kPrecision, len_y, call);
+  }
+  call.A = sub;
+  set_alignment(call, full, offset_rows, offset_variant);
+  return aegis::dispatch::run_blas2(h, routine, Scalar<T>::kPrecision, call);
+}
+
 template <typename T>
 aegisStatus_t gemv(const char* routine, aegisHandle_t h, aegisOperation_t trans, int64_t m,
                    int64_t n, const T* alpha, const T* A, int64_t lda, const T* x, int64_t incx,
@@ -121,25 +150,9 @@ aegisStatus_t gemv(const char* routine, aegisHandle_t h, aegisOperation_t trans,
   call.m = m;
   call.n = n;
   call.lda = lda;
-  call.x = element0(x, len_x, incx);
-  call.incx = incx;
-  call.y = element0(y, len_y, incy);
-  call.incy = incy;
-  if (host_scalars) {
-    Scalar<T>::to_pair(*alpha, call.alpha);
-    Scalar<T>::to_pair(*beta, call.beta);
-  } else {
-    call.alpha_device = alpha;
-    call.beta_device = beta;
-  }
-  if (host_scalars && Scalar<T>::is_zero(*alpha)) {
-    if (Scalar<T>::is_one(*beta)) return AEGIS_STATUS_SUCCESS;
-    return aegis::dispatch::run_blas2_scale(h, routine, Scalar<T>::kPrecision, len_y, call);
-  }
   const T* sub = offset_variant ? A + offset_r + offset_c * lda : A;
-  call.A = sub;
-  set_alignment(call, A, offset_r, offset_variant);
-  return aegis::dispatch::run_blas2(h, routine, Scalar<T>::kPrecision, call);
+  return dispatch_call(routine, h, call, len_x, len_y, alpha, A, sub, offset_r, offset_variant,
+                       x, incx, beta, y, incy);
 }
 
 template <typename T>
@@ -185,24 +198,9 @@ aegisStatus_t symv(const char* routine, bool hermitian, aegisHandle_t h, aegisFi
   call.m = n;
   call.n = n;
   call.lda = lda;
-  call.x = element0(x, n, incx);
-  call.incx = incx;
-  call.y = element0(y, n, incy);
-  call.incy = incy;
-  if (host_scalars) {
-    Scalar<T>::to_pair(*alpha, call.alpha);
-    Scalar<T>::to_pair(*beta, call.beta);
-  } else {
-    call.alpha_device = alpha;
-    call.beta_device = beta;
-  }
-  if (host_scalars && Scalar<T>::is_zero(*alpha)) {
-    if (Scalar<T>::is_one(*beta)) return AEGIS_STATUS_SUCCESS;
-    return aegis::dispatch::run_blas2_scale(h, routine, Scalar<T>::kPrecision, n, call);
-  }
-  call.A = offset_variant ? A + offset * (1 + lda) : A;
-  set_alignment(call, A, offset, offset_variant);
-  return aegis::dispatch::run_blas2(h, routine, Scalar<T>::kPrecision, call);
+  const T* sub = offset_variant ? A + offset * (1 + lda) : A;
+  return dispatch_call(routine, h, call, n, n, alpha, A, sub, offset, offset_variant, x, incx,
+                       beta, y, incy);
 }
 
 }  // namespace
