@@ -160,15 +160,8 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
   }
 }
 
-template <typename T, int C, int Q>
-constexpr int kGemvTMinBlocks = Q * 32 >= 256 ? 2 : (C >= 8 ? 3 : 4);
-
-// Minimum blocks per SM the register allocation must allow: 2 x 256 threads or 4 x 128
-// (<= 128 registers), but 3 x 128 (<= 168) where a lane's two step buffers hold 8 16-byte
-// vectors each (C = 8, V * sizeof(T) = 16 for every T): 2 x 8 x 4 registers of buffers and
-// the 8 column pointers do not fit in 128 without spilling in the loop.
 template <typename T, int NB, int Q, bool VEC, bool CONJ>
-__global__ void __launch_bounds__(Q * 32, kGemvTMinBlocks<T, NB / Q, Q>) gemv_t_kernel(GemvParams<T> p) {
+__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int C = NB / Q;  // columns per warp
   const int lane = threadIdx.x, warp = threadIdx.y;
@@ -189,88 +182,48 @@ __global__ void __launch_bounds__(Q * 32, kGemvTMinBlocks<T, NB / Q, Q>) gemv_t_
   const int64_t in1 = max(in0, min(s1, phys_rows / kStep));
 
   // Columns past n repeat the last column (their results are dropped): no branch per load.
-  // Column c is at a_base + off[c]: 32-bit offsets when (C - 1) lda fits (C registers
-  // instead of 2 C for C pointers: the two step buffers of the C = 8, 16-byte instances
-  // then fit in 128 registers without spilling), 64-bit otherwise.
-  const int64_t cbase = min(col0, p.n - 1);
-  const T* a_base = p.A + cbase * p.lda + lane * V;
+  const T* a_col[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) a_col[c] = p.A + min(col0 + c, p.n - 1) * p.lda + lane * V;
   const T* x_lane = p.x + (int64_t(lane) * V - p.row_shift) * p.incx;  // logical row lane V - shift
   T acc[C];
 #pragma unroll
   for (int c = 0; c < C; ++c) acc[c] = zero<T>();
 
-  auto run = [&](const auto& off) {
-    auto edge_step = [&](int64_t s) {
-      const int64_t r = s * kStep;  // physical row of lane 0
-      const int64_t first = r + lane * V - p.row_shift;
-      Vec<T, V> a[C];
+  auto edge_step = [&](int64_t s) {
+    const int64_t r = s * kStep;  // physical row of lane 0
+    const int64_t first = r + lane * V - p.row_shift;
+    Vec<T, V> a[C];
 #pragma unroll
-      for (int c = 0; c < C; ++c) a[c] = load_rows<T, V, false>(a_base + r + off[c], first, p.m);
-      T xr[V];
+    for (int c = 0; c < C; ++c) a[c] = load_rows<T, V, false>(a_col[c] + r, first, p.m);
+    T xr[V];
 #pragma unroll
-      for (int v = 0; v < V; ++v) {
-        const int64_t i = first + v;
-        xr[v] = (i >= 0 && i < p.m) ? __ldg(p.x + i * p.incx) : zero<T>();
-      }
-#pragma unroll
-      for (int c = 0; c < C; ++c)
-#pragma unroll
-        for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
-    };
-
-#pragma unroll 1
-    for (int64_t s = s0; s < in0; ++s) edge_step(s);  // at most one step
-    // Full steps, two register buffers used in turn: the next step's C loads are issued
-    // before the current step's multiply-adds, so 1-2 steps (C to 2 C 16-byte loads per
-    // lane) are in flight instead of 0-1 (at n = 8192 a block owns only 16-64 steps and the
-    // grid 4-16 warps per SM: one step in flight per warp left HBM at 80-87 %).
-    auto load_step = [&](int64_t s, Vec<T, V>(&a)[C], T(&xr)[V]) {
-      const int64_t r = s * kStep;
-      const T* ar = a_base + r;
-#pragma unroll
-      for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(ar + off[c]);
-      const T* xp = x_lane + r * p.incx;
-#pragma unroll
-      for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
-    };
-    auto fma_step = [&](const Vec<T, V>(&a)[C], const T(&xr)[V]) {
-#pragma unroll
-      for (int c = 0; c < C; ++c)
-#pragma unroll
-        for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
-    };
-    if (in0 < in1) {
-      Vec<T, V> a0[C], a1[C];
-      T x0[V], x1[V];
-      int64_t s = in0;
-      load_step(s, a0, x0);
-      for (;;) {
-        const bool more = s + 1 < in1;
-        if (more) load_step(s + 1, a1, x1);
-        fma_step(a0, x0);
-        if (!more) break;
-        ++s;
-        const bool more2 = s + 1 < in1;
-        if (more2) load_step(s + 1, a0, x0);
-        fma_step(a1, x1);
-        if (!more2) break;
-        ++s;
-      }
+    for (int v = 0; v < V; ++v) {
+      const int64_t i = first + v;
+      xr[v] = (i >= 0 && i < p.m) ? __ldg(p.x + i * p.incx) : zero<T>();
     }
-#pragma unroll 1
-    for (int64_t s = in1; s < s1; ++s) edge_step(s);  // at most one step
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
   };
-  if ((C - 1) * p.lda <= int64_t(0x7fffffff)) {
-    int off[C];
+
+  for (int64_t s = s0; s < in0; ++s) edge_step(s);
+  for (int64_t s = in0; s < in1; ++s) {
+    const int64_t r = s * kStep;
+    Vec<T, V> a[C];
 #pragma unroll
-    for (int c = 0; c < C; ++c) off[c] = int((min(col0 + c, p.n - 1) - cbase) * p.lda);
-    run(off);
-  } else {
-    int64_t off[C];
+    for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
+    T xr[V];
+    const T* xp = x_lane + r * p.incx;
 #pragma unroll
-    for (int c = 0; c < C; ++c) off[c] = (min(col0 + c, p.n - 1) - cbase) * p.lda;
-    run(off);
+    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
   }
+  for (int64_t s = in1; s < s1; ++s) edge_step(s);
 #pragma unroll
   for (int c = 0; c < C; ++c)
 #pragma unroll

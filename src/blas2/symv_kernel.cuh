@@ -11,11 +11,8 @@
 // the current tile's arithmetic (register double buffering).
 //
 // Combine: atomics mode adds every contribution into y (scaled by beta first); the
-// deterministic mode writes them to a workspace, counts them per row block (one counter per
-// block row, left at zero again) and the block that brings the last contribution of a row
-// block adds that row block's parts in a fixed order and writes y there (all in this kernel:
-// no second kernel, and the sums of most row blocks overlap other blocks' streaming). When
-// the handle has too few counters, symv_reduce_kernel does the same sums afterwards.
+// deterministic mode writes them to a workspace and symv_reduce_kernel adds them per row
+// in a fixed order.
 //
 // Offsets: the operated matrix may start row_shift rows and columns after an aligned
 // element of the full matrix; tiles are laid out from that aligned element ("physical"
@@ -42,61 +39,12 @@ struct SymvParams {
   int64_t incy;
   Scalars<T> scalars;
   bool atomic;
-  bool fused;          // deterministic: the last contributor of a row block sums it
-  unsigned* counters;  // fused: one arrival counter per block row (zero between calls)
   T* col_parts;  // [nt][chunks_max][NB]
   T* row_parts;  // [nt (nt - 1) / 2][NB], by tile index hi (hi - 1) / 2 + lo
 };
 
 __host__ __device__ __forceinline__ int64_t symv_tile_count(int64_t nt, int64_t c, bool upper) {
   return upper ? c + 1 : nt - c;
-}
-
-// Deterministic mode: the partial NB-vectors row block b receives, in their summation order:
-// the column parts of block column b (chunk order; chunk 0 holds the diagonal tile), then the
-// row parts of the off-diagonal tiles of block row b (tile order). part_count gives their
-// number (also the arrivals its counter expects), part_ptr the j-th.
-template <typename T>
-struct SymvParts {
-  const T* col;   // col_parts + b * chunks_max * NB
-  const T* row;   // lower: row_parts + b (b - 1) / 2 * NB (consecutive); upper: row_parts
-  int64_t b, nb;
-  int chunks;
-  bool upper;
-  __device__ __forceinline__ int64_t count(int64_t nt) const {
-    return chunks + (upper ? nt - 1 - b : b);
-  }
-  __device__ __forceinline__ const T* ptr(int64_t j) const {
-    if (j < chunks) return col + j * nb;
-    const int64_t jj = j - chunks;
-    if (!upper) return row + jj * nb;
-    const int64_t c = b + 1 + jj;  // tile (b, c), stored as (hi = c, lo = b)
-    return row + (c * (c - 1) / 2 + b) * nb;
-  }
-};
-
-template <typename T>
-__device__ __forceinline__ SymvParts<T> symv_parts(const T* col_parts, const T* row_parts,
-                                                   int64_t nt, int64_t b, int64_t nb, int S,
-                                                   int chunks_max, bool upper) {
-  SymvParts<T> q;
-  q.col = col_parts + b * chunks_max * nb;
-  q.row = upper ? row_parts : row_parts + (b * (b - 1) / 2) * nb;
-  q.b = b;
-  q.nb = nb;
-  q.chunks = int((symv_tile_count(nt, b, upper) + S - 1) / S);
-  q.upper = upper;
-  return q;
-}
-
-// 16-byte load from L2 (partials written by other blocks of this kernel).
-template <typename T, int V>
-__device__ __forceinline__ Vec<T, V> load_cg_vec(const T* p) {
-  static_assert(V * sizeof(T) == 16, "16-byte vector");
-  const int4 raw = __ldcg(reinterpret_cast<const int4*>(p));
-  Vec<T, V> out;
-  __builtin_memcpy(&out, &raw, sizeof(raw));
-  return out;
 }
 
 template <typename T, int NB, int Q, bool VEC, bool HERM>
@@ -222,12 +170,13 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       for (int q = 0; q < Q; ++q) s = add(s, row_sums[buf][q][tid]);
       const int64_t r = tile_row(tt);
       const int64_t li = r * NB + tid - p.row_shift;
-      if (p.atomic) {
-        if (li >= 0 && li < p.n && !is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
-      } else {
-        // All NB rows (0 outside [0, n)): the reduction reads whole 16-byte vectors.
-        const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
-        p.row_parts[(hi * (hi - 1) / 2 + lo) * NB + tid] = s;
+      if (li >= 0 && li < p.n) {
+        if (p.atomic) {
+          if (!is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
+        } else {
+          const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
+          p.row_parts[(hi * (hi - 1) / 2 + lo) * NB + tid] = s;
+        }
       }
     }
   };
@@ -299,116 +248,40 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     T s = diag_sum;
     for (int q = 0; q < TX; ++q) s = add(s, tile[q][tid]);
     const int64_t lj = c * NB + tid - p.row_shift;
-    if (p.atomic) {
-      if (lj >= 0 && lj < p.n && !is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
-    } else {
-      p.col_parts[(c * p.chunks_max + blockIdx.y) * NB + tid] = s;
-    }
-  }
-  if (p.atomic || !p.fused) return;
-
-  // Fused ordered reduction. This block's contributions: the column part of block row c and
-  // the row parts of its off-diagonal tiles. Every thread's partials are visible before the
-  // block counts itself in; then one thread per contribution adds 1 to that block row's
-  // counter (the atomics of a block are in flight together), and the block sums every block
-  // row whose last contribution it brought.
-  __shared__ int last_rows[kThreads];
-  __shared__ int last_count;
-  __threadfence();
-  const int64_t n_off = t_end > t_first ? t_end - t_first : 0;
-  const int64_t n_contrib = n_off + 1;
-  const T beta = p.scalars.get_beta();
-  for (int64_t base = 0; base < n_contrib; base += kThreads) {
-    if (tid == 0) last_count = 0;
-    __syncthreads();  // partials written (first pass), last_count reset, last_rows free
-    const int64_t jc = base + tid;
-    if (jc < n_contrib) {
-      const int64_t r = jc == 0 ? c : tile_row(t_first + jc - 1);
-      const SymvParts<T> q = symv_parts<T>(p.col_parts, p.row_parts, nt, r, NB,
-                                           p.tiles_per_block, p.chunks_max, p.upper);
-      const unsigned expected = unsigned(q.count(nt));
-      const unsigned before = atomicAdd(p.counters + r, 1u);
-      if (before == expected - 1) {
-        p.counters[r] = 0u;  // every contribution is in: ready for the next call
-        last_rows[atomicAdd(&last_count, 1)] = int(r);
+    if (lj >= 0 && lj < p.n) {
+      if (p.atomic) {
+        if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
+      } else {
+        p.col_parts[(c * p.chunks_max + blockIdx.y) * NB + tid] = s;
       }
-    }
-    __syncthreads();
-    const int n_last = last_count;
-    if (n_last > 0) __threadfence();  // the other blocks' partials, before reading them
-    for (int li = 0; li < n_last; ++li) {
-      const int64_t r = last_rows[li];
-      const SymvParts<T> q = symv_parts<T>(p.col_parts, p.row_parts, nt, r, NB,
-                                           p.tiles_per_block, p.chunks_max, p.upper);
-      // Thread (tx, ty): rows tx V .. tx V + V - 1 (one 16-byte vector) of the parts in
-      // [j0, j1), the ty-th of Q fixed slices of the list, kBatch loads in flight; then the
-      // Q slice sums of each row in slice order. The order depends only on the
-      // configuration and the size: the same bits every run.
-      constexpr int kBatch = 8;
-      const int64_t L = q.count(nt);
-      const int64_t j0 = L * ty / Q, j1 = L * (ty + 1) / Q;
-      T acc[V];
-#pragma unroll
-      for (int v = 0; v < V; ++v) acc[v] = zero<T>();
-      for (int64_t j = j0; j < j1; j += kBatch) {
-        Vec<T, V> part[kBatch];
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u)
-          if (j + u < j1) part[u] = load_cg_vec<T, V>(q.ptr(j + u) + tx * V);
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u)
-          if (j + u < j1)
-#pragma unroll
-            for (int v = 0; v < V; ++v) acc[v] = add(acc[v], part[u].v[v]);
-      }
-#pragma unroll
-      for (int v = 0; v < V; ++v) row_sums[0][ty][tx * V + v] = acc[v];
-      __syncthreads();
-      if (tid < NB) {
-        T s = zero<T>();
-#pragma unroll
-        for (int qq = 0; qq < Q; ++qq) s = add(s, row_sums[0][qq][tid]);
-        const int64_t i = r * NB + tid - p.row_shift;
-        if (i >= 0 && i < p.n) store_result(p.y + i * p.incy, alpha, beta, s);
-      }
-      __syncthreads();  // row_sums[0] free for the next block row
     }
   }
 }
 
-// Deterministic mode without enough counters for the fused reduction (more block rows than
-// the handle has counters): y_i = alpha (the parts of row i, SymvParts order) + beta y_i.
+// Deterministic mode: y_i = alpha (column parts of block i in chunk order, then row parts
+// in tile order) + beta y_i.
 template <typename T, int NB>
 __global__ void symv_reduce_kernel(SymvParams<T> p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // the main kernel is complete
-#endif
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
   const int64_t ip = i + p.row_shift;
   const int64_t np = p.n + p.row_shift;
   const int64_t nt = (np + NB - 1) / NB;
   const int64_t b = ip / NB, loc = ip % NB;
-  const SymvParts<T> q =
-      symv_parts<T>(p.col_parts, p.row_parts, nt, b, NB, p.tiles_per_block, p.chunks_max, p.upper);
-  const int64_t L = q.count(nt);
-  T s = zero<T>();
-  constexpr int kBatch = 8;
-  for (int64_t j = 0; j < L; j += kBatch) {
-    T part[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (j + u < L) part[u] = __ldcg(q.ptr(j + u) + loc);
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (j + u < L) s = add(s, part[u]);
+  const int64_t S = p.tiles_per_block;
+  const int chunks = int((symv_tile_count(nt, b, p.upper) + S - 1) / S);
+  T s = ordered_sum(p.col_parts + b * p.chunks_max * NB + loc, NB, chunks);
+  if (!p.upper) {
+    // Tiles (b, c) for c < b: consecutive tile indices.
+    if (b > 0) s = add(s, ordered_sum(p.row_parts + (b * (b - 1) / 2) * NB + loc, NB, int(b)));
+  } else {
+    for (int64_t c = b + 1; c < nt; ++c) s = add(s, __ldcg(p.row_parts + (c * (c - 1) / 2 + b) * NB + loc));
   }
   store_result(p.y + i * p.incy, p.scalars.get_alpha(), p.scalars.get_beta(), s);
 }
 
 template <typename T, int NB, int Q, bool HERM>
 struct SymvFamily {
-  static constexpr int kFusedMinChunks = 4;
   static int64_t tiles(const Blas2Call& c) { return (c.n + c.row_shift + NB - 1) / NB; }
   static int64_t panels(const Blas2Call& c) { return tiles(c); }
   static int64_t split_units(const Blas2Call& c) { return tiles(c); }
@@ -435,13 +308,6 @@ struct SymvFamily {
     p.incy = call.incy;
     p.scalars = scalars_of<T>(call);
     p.atomic = plan.atomics;
-    // Fused reduction when every block row has a counter and there are enough blocks for
-    // the row-block sums to spread over them (about 2 nt blocks or more: with few long
-    // chunks, the block of the first block column would be the last contributor of nearly
-    // every block row and sum them one after the other; the separate kernel is faster then).
-    p.fused = !plan.atomics && plan.counters != nullptr && nt <= int64_t(plan.counter_count) &&
-              p.chunks_max >= kFusedMinChunks;
-    p.counters = plan.counters;
     p.col_parts = static_cast<T*>(plan.workspace);
     p.row_parts = p.col_parts + nt * p.chunks_max * NB;
     if (p.atomic) {
@@ -455,19 +321,9 @@ struct SymvFamily {
     else
       symv_kernel<T, NB, Q, false, HERM><<<grid, block, 0, plan.stream>>>(p);
     cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess || p.atomic || p.fused) return e;
-    // Programmatic dependent launch: the reduction's launch overlaps the end of the main
-    // kernel; its threads wait (griddepcontrol.wait) until the partials are complete.
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(unsigned((call.n + 255) / 256));
-    config.blockDim = dim3(256);
-    config.stream = plan.stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, symv_reduce_kernel<T, NB>, p);
+    if (e != cudaSuccess || p.atomic) return e;
+    symv_reduce_kernel<T, NB><<<unsigned((call.n + 255) / 256), 256, 0, plan.stream>>>(p);
+    return cudaGetLastError();
   }
 };
 

@@ -35,9 +35,7 @@ const std::vector<Band> kBands = {
     {12288, {6784, 8192, 10112, 12288}},
     {0, {16384, 24576}},
 };
-// 3, 6 and 12 let a grid fill whole waves where a power of two leaves a partial one (e.g.
-// 256 panels x 3 = 768 blocks = 2 waves of 3 x 128-thread blocks on 128+ SMs).
-const int kSplits[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 32};
+const int kSplits[] = {0, 1, 2, 4, 8, 16, 32};
 
 size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
 
