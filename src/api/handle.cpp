@@ -16,7 +16,6 @@ aegisContext* create_context_without_device(int sm_count) {
   ctx->sm_count = sm_count;
   ctx->device_name = "no device";
   ctx->tuning = dispatch::find_tuning_table("");
-  ctx->arrival_counter_count = kArrivalCounterCount;  // for planning; nothing launches
   return ctx;
 }
 
@@ -59,16 +58,16 @@ aegisStatus_t aegisCreate(aegisHandle_t* handle) {
     return AEGIS_STATUS_ALLOC_FAILED;
   }
   ctx->own_workspace_bytes = aegis::detail::kDefaultWorkspaceBytes;
-  const size_t counter_bytes = sizeof(unsigned) * aegis::detail::kArrivalCounterCount;
-  if (cudaMalloc(reinterpret_cast<void**>(&ctx->arrival_counters), counter_bytes) != cudaSuccess ||
-      cudaMemset(ctx->arrival_counters, 0, counter_bytes) != cudaSuccess) {
+  const size_t counter_bytes = sizeof(unsigned) * aegis::detail::kBlas2CounterCount;
+  if (cudaMalloc(reinterpret_cast<void**>(&ctx->blas2_counters), counter_bytes) != cudaSuccess ||
+      cudaMemset(ctx->blas2_counters, 0, counter_bytes) != cudaSuccess) {
     cudaGetLastError();
-    if (ctx->arrival_counters) cudaFree(ctx->arrival_counters);
+    if (ctx->blas2_counters) cudaFree(ctx->blas2_counters);
     cudaFree(ctx->own_workspace);
     delete ctx;
     return AEGIS_STATUS_ALLOC_FAILED;
   }
-  ctx->arrival_counter_count = aegis::detail::kArrivalCounterCount;
+  ctx->blas2_counter_count = aegis::detail::kBlas2CounterCount;
   *handle = ctx;
   return AEGIS_STATUS_SUCCESS;
 }
@@ -77,7 +76,7 @@ aegisStatus_t aegisDestroy(aegisHandle_t handle) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
   // cudaFree waits for work still using the workspace.
   if (handle->own_workspace) cudaFree(handle->own_workspace);
-  if (handle->arrival_counters) cudaFree(handle->arrival_counters);
+  if (handle->blas2_counters) cudaFree(handle->blas2_counters);
   if (handle->blas2_scratch) cudaFree(handle->blas2_scratch);
   delete handle;
   return AEGIS_STATUS_SUCCESS;

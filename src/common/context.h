@@ -41,15 +41,13 @@ struct aegisContext {
   std::string last_sgemm_kernel;
   int last_sgemm_split = 0;
 
-  // Arrival counters for reductions finished by the last block to arrive (level-2
-  // deterministic panels, SGEMM split-K fix-up): zeroed at creation, and every kernel that
-  // uses them leaves them zero, so calls on the handle's stream can share them.
-  unsigned* arrival_counters = nullptr;
-  int arrival_counter_count = 0;
-
-  // Level 2: how split sums are combined, a stream-ordered scratch buffer for partial sums
-  // that do not fit the workspace, the tuner's override and what the last call used.
+  // Level 2: how split sums are combined, per-panel arrival counters of the deterministic
+  // reduction (zeroed at creation; every kernel that uses them leaves them zero), a
+  // stream-ordered scratch buffer for partial sums that do not fit the workspace, the
+  // tuner's override and what the last call used.
   aegisReductionMode_t reduction_mode = AEGIS_REDUCTION_DETERMINISTIC;
+  unsigned* blas2_counters = nullptr;
+  int blas2_counter_count = 0;
   void* blas2_scratch = nullptr;
   size_t blas2_scratch_bytes = 0;
   std::string blas2_override_config;
@@ -64,8 +62,8 @@ namespace aegis::detail {
 
 // Size of the workspace every handle allocates for itself.
 constexpr size_t kDefaultWorkspaceBytes = size_t(32) << 20;
-// Arrival counters every handle allocates (level-2 panels, SGEMM split-K tiles).
-constexpr int kArrivalCounterCount = 1 << 16;
+// Arrival counters every handle allocates for the level-2 deterministic reduction.
+constexpr int kBlas2CounterCount = 1 << 16;
 
 // A context bound to no device, for host-only tests of argument checking, quick returns
 // and dispatch logic. Anything that would launch work fails with EXECUTION_FAILED.

@@ -68,7 +68,7 @@ int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Cal
   v = std::min({v, units, kMaxGridY});
   // The ordered reduction counts arrivals per panel; too many panels: no split (the grid
   // fills the GPU anyway).
-  if (h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && inst.panel_count(call) > h.arrival_counter_count)
+  if (h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && inst.panel_count(call) > h.blas2_counter_count)
     v = 1;
   return int(v);
 }
@@ -165,8 +165,8 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   plan.y_split = choice.y_split;
   plan.atomics = h->reduction_mode == AEGIS_REDUCTION_ATOMICS;
   plan.stream = h->stream;
-  plan.counters = h->arrival_counters;
-  plan.counter_count = h->arrival_counter_count;
+  plan.counters = h->blas2_counters;
+  plan.counter_count = h->blas2_counter_count;
   if (!plan.atomics) {
     const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
     if (need > 0 && need <= h->workspace_bytes()) {

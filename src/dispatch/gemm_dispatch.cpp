@@ -75,14 +75,8 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
     plan.instance = gemm::simt::sgemm_instances(&count)[0];
   }
   const auto& inst = *plan.instance;
-  // The in-launch fix-up needs a counter per tile: larger grids (never split on today's
-  // GPUs, whose block slots they would more than fill) do not split.
-  const bool counters_suffice =
-      !inst.splitk_fixup || ceil_div(m, inst.mtb) * ceil_div(n, inst.ntb) <= h.arrival_counter_count;
-  plan.split_k = counters_suffice
-                     ? choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
-                                      h.sm_count * inst.blocks_per_sm, h.workspace_bytes())
-                     : 1;
+  plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
+                                h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
   plan.k_per_split = plan.split_k > 1 ? k_per_split(k, plan.split_k, inst.ktb) : k;
   return plan;
 }
@@ -122,9 +116,8 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
   h->last_sgemm_kernel.append(inst.name + sizeof("sgemm_simt") - 1);  // "_128x128x8_..."
   h->last_sgemm_split = plan.split_k;
 
-  p.tile_flags = h->arrival_counters;
   cudaError_t err = inst.launch[trans_a][trans_b](p, h->stream);
-  if (err == cudaSuccess && plan.split_k > 1 && !inst.splitk_fixup)
+  if (err == cudaSuccess && plan.split_k > 1)
     err = gemm::simt::launch_splitk_reduce(p, plan.split_k, h->stream);
   return detail::from_cuda(h, kRoutine, err);
 }

@@ -499,7 +499,7 @@ class Blas2Dispatch : public DevicelessHandle {};
 
 TEST_F(Blas2Dispatch, SplitFillsTheGpuAndRespectsLimits) {
   using namespace aegis::blas2;
-  h_->arrival_counter_count = aegis::detail::kArrivalCounterCount;  // as a handle on a device
+  h_->blas2_counter_count = aegis::detail::kBlas2CounterCount;  // as a handle on a device
   Blas2Call call;
   call.family = Family::GemvN;
   call.m = 1024;
@@ -529,7 +529,7 @@ TEST_F(Blas2Dispatch, OrderedReductionNeedsCounters) {
   Blas2Call call;
   call.family = Family::GemvN;
   call.m = call.n = call.lda = 1024;
-  h_->arrival_counter_count = 0;  // more panels than counters: the deterministic mode cannot split
+  h_->blas2_counter_count = 0;  // more panels than counters: the deterministic mode cannot split
   EXPECT_EQ(aegis::dispatch::choose_blas2(*h_, Precision::S, call).y_split, 1);
   ASSERT_EQ(aegisSetReductionMode(h_, AEGIS_REDUCTION_ATOMICS), AEGIS_STATUS_SUCCESS);
   EXPECT_GT(aegis::dispatch::choose_blas2(*h_, Precision::S, call).y_split, 1);

@@ -106,15 +106,11 @@ TEST(ShapeClass, PublicMatchesInternal) {
 struct DefRow {
   int mtb, ntb, ktb, mw, nw, mt, nt;
   int frag_buffers = 2;  // optional eighth column; other than 2 it names a "_f<n>" instance
-  int splitk_fixup = 0;  // optional ninth column; 1 names a "_sf" instance
   std::string name() const {
     char buf[96];
     std::snprintf(buf, sizeof(buf), "sgemm_simt_%dx%dx%d_w%dx%d_t%dx%d", mtb, ntb, ktb, mw, nw,
                   mt, nt);
-    std::string name = buf;
-    if (frag_buffers != 2) name += "_f" + std::to_string(frag_buffers);
-    if (splitk_fixup == 1) name += "_sf";
-    return name;
+    return frag_buffers == 2 ? std::string(buf) : buf + std::string("_f") + std::to_string(frag_buffers);
   }
 };
 
@@ -130,7 +126,6 @@ std::vector<DefRow> read_config_table() {
     DefRow r{};
     if (fields >> r.mtb >> r.ntb >> r.ktb >> r.mw >> r.nw >> r.mt >> r.nt) {
       if (!(fields >> r.frag_buffers)) r.frag_buffers = 2;
-      if (!(fields >> r.splitk_fixup)) r.splitk_fixup = 0;
       rows.push_back(r);
     }
   }

@@ -11,17 +11,12 @@ namespace aegis::gemm::simt {
 // FRAG_BUFS_: register buffers for the fragments read from shared memory (2: the next k
 // step's fragments load while this one computes; 1: fewer registers, the compiler
 // schedules the loads).
-// SPLITK_FIXUP_: with split-K, the last slice of a tile to finish sums all slices and
-// writes C in the same launch (1), instead of a separate reduction kernel (0). Saves a
-// launch where that launch is a large part of the time (small products).
-template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2,
-          int SPLITK_FIXUP_ = 0>
+template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2>
 struct TileConfig {
   static constexpr int kMTB = MTB_, kNTB = NTB_, kKTB = KTB_;
   static constexpr int kMW = MW_, kNW = NW_;
   static constexpr int kMT = MT_, kNT = NT_;
   static constexpr int kFragBuffers = FRAG_BUFS_;
-  static constexpr bool kSplitKFixup = SPLITK_FIXUP_ != 0;
 
   static constexpr int kWarpsM = kMTB / kMW;
   static constexpr int kWarpsN = kNTB / kNW;

@@ -34,10 +34,6 @@ struct GemmParams {
   int split_k;
   int64_t k_per_split;
   T* partial;
-  // Configurations with the split-K fix-up: one zero-initialized counter per tile
-  // (blockIdx.x); the last slice to arrive sums the partials in slice order, writes C and
-  // resets the counter.
-  unsigned* tile_flags;
   int tiles_m, tiles_n;
 };
 

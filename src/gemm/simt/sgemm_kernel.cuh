@@ -327,66 +327,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   if (p.split_k > 1) {
     // Unscaled partial sums (scale 1 is exact); the reduction applies alpha and beta in a
     // fixed slice order. The workspace is 16-byte aligned with ld = m.
-    const bool vec = p.m % 4 == 0;
     float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
-    store_fragment(P, p.m, vec, 1.0f, 0.0f);
-    if constexpr (!Cfg::kSplitKFixup) {
-      return;  // launch_splitk_reduce finishes
-    } else {
-      // The last slice of this tile to arrive sums all slices from the workspace in slice
-      // order (the same bits whichever slice is last, and as the separate reduction) and
-      // writes C. Partial sums are published before the arrival is counted.
-      __shared__ int last_slice;
-      __threadfence();
-      __syncthreads();
-      if (tid == 0) {
-        const unsigned arrived = atomicAdd(&p.tile_flags[blockIdx.x], 1u);
-        last_slice = arrived == static_cast<unsigned>(p.split_k - 1);
-        if (last_slice) p.tile_flags[blockIdx.x] = 0u;  // ready for the next launch
-      }
-      __syncthreads();
-      if (!last_slice) return;
-      __threadfence();
-      const float* P0 = p.partial + m0 + n0 * p.m;
-      const int64_t slice_stride = p.m * p.n;
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j) acc[i][j] = 0.0f;
-      // A slice's loads are independent and issue together; two slices per iteration.
-#pragma unroll 2
-      for (int slice = 0; slice < p.split_k; ++slice) {
-        const float* Ps = P0 + slice * slice_stride;
-#pragma unroll
-        for (int fi = 0; fi < kFragM; ++fi) {
-          const int r = frag_row0 + fi * kFragRowStride;
-#pragma unroll
-          for (int fj = 0; fj < kFragN; ++fj) {
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int c = frag_col0 + fj * kFragColStride + j;
-              if (c >= cols_left) continue;
-              const float* src = Ps + r + c * p.m;
-              // L2 reads (__ldcg): other blocks wrote these and L1 is not coherent.
-              if (vec && r + 3 < rows_left) {
-                const float4 v = __ldcg(reinterpret_cast<const float4*>(src));
-                acc[fi * 4 + 0][fj * 4 + j] += v.x;
-                acc[fi * 4 + 1][fj * 4 + j] += v.y;
-                acc[fi * 4 + 2][fj * 4 + j] += v.z;
-                acc[fi * 4 + 3][fj * 4 + j] += v.w;
-              } else {
-#pragma unroll
-                for (int i = 0; i < 4; ++i)
-                  if (r + i < rows_left) acc[fi * 4 + i][fj * 4 + j] += __ldcg(src + i);
-              }
-            }
-          }
-        }
-      }
-    }
+    store_fragment(P, p.m, p.m % 4 == 0, 1.0f, 0.0f);
+  } else {
+    // beta = 0: C is never read (NaN already in C must not survive).
+    store_fragment(p.C + m0 + n0 * p.ldc, p.ldc, p.c_vec, alpha, read_scalar(p.beta));
   }
-  // beta = 0: C is never read (NaN already in C must not survive).
-  store_fragment(p.C + m0 + n0 * p.ldc, p.ldc, p.c_vec, alpha, read_scalar(p.beta));
 }
 
 // Launches one configuration for one transpose pair. Raises the dynamic shared-memory

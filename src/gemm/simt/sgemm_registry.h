@@ -11,7 +11,6 @@ struct SgemmInstance {
   int mtb, ntb, ktb;
   int threads;
   int blocks_per_sm;  // resident blocks per SM the launch bounds guarantee
-  bool splitk_fixup;  // split-K finishes in the GEMM launch (needs GemmParams::tile_flags)
   SgemmLaunchFn launch[2][2];  // [op(A) transposed][op(B) transposed]
 };
 
