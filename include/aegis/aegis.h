@@ -80,6 +80,91 @@ typedef enum {
   AEGIS_REDUCTION_ATOMICS = 1
 } aegisReductionMode_t;
 
+/* Fault tolerance of GEMM (algorithm-based: checksums of the operands are encoded as the
+ * tiles are loaded, checksums of each output tile are updated through the K loop and
+ * compared with the accumulators). OFF runs the plain kernels. DETECT counts faults in the
+ * handle's statistics and leaves the result as computed. CORRECT repairs a single wrong
+ * element per tile in place and recomputes any tile whose fault pattern cannot be located,
+ * so the result is never silently wrong. Non-finite inputs are not faults: they propagate
+ * as IEEE arithmetic says and are counted apart. */
+typedef enum {
+  AEGIS_FT_OFF = 0,
+  AEGIS_FT_DETECT = 1,
+  AEGIS_FT_CORRECT = 2
+} aegisFtMode_t;
+
+/* Where the checksums live. BLOCK (the default): one pair of checksum vectors per thread
+ * block tile, encoded from shared memory during the K loop. NONFUSED: a plain GEMM between
+ * separate encode and verify kernels, for comparison. WARP and THREAD are the paper's finer
+ * levels (AEGIS_STATUS_NOT_SUPPORTED where this build does not provide them). */
+typedef enum {
+  AEGIS_FT_LEVEL_BLOCK = 0,
+  AEGIS_FT_LEVEL_WARP = 1,
+  AEGIS_FT_LEVEL_THREAD = 2,
+  AEGIS_FT_LEVEL_NONFUSED = 3
+} aegisFtLevel_t;
+
+typedef enum {
+  AEGIS_FAULT_BITFLIP = 0, /* flip bit `bit` (0-31) of the value */
+  AEGIS_FAULT_ADD = 1      /* add `value` to the value */
+} aegisFaultKind_t;
+
+typedef enum {
+  AEGIS_FAULT_TARGET_ACCUMULATOR = 0,    /* the accumulator of C(row, col) */
+  AEGIS_FAULT_TARGET_COLUMN_CHECKSUM = 1, /* the column checksum of column col in its tile */
+  AEGIS_FAULT_TARGET_ROW_CHECKSUM = 2     /* the row checksum of row row in its tile */
+} aegisFaultTarget_t;
+
+/* k_step of a fault that hits the output value after alpha/beta scaling, before the store. */
+#define AEGIS_FAULT_K_EPILOGUE (-1)
+
+/* One injected fault. It fires in the `call`-th FT GEMM on the handle counted from the
+ * aegisInjectFaults call that armed it (0: the next one), in the tile holding C(row, col)
+ * (0-based), after the k_step-th K tile of that tile's K loop (a k_step past the last K tile
+ * means the last one; AEGIS_FAULT_K_EPILOGUE: in the epilogue). */
+typedef struct {
+  int64_t call;
+  int64_t row, col;
+  int64_t k_step;
+  aegisFaultKind_t kind;
+  aegisFaultTarget_t target;
+  int bit;     /* AEGIS_FAULT_BITFLIP: 0 (mantissa LSB) to 31 (sign) */
+  float value; /* AEGIS_FAULT_ADD */
+} aegisFault_t;
+
+typedef enum {
+  AEGIS_FAULT_ACTION_REPORTED = 0,   /* DETECT mode: counted, result left as computed */
+  AEGIS_FAULT_ACTION_CORRECTED = 1,  /* the located element was repaired in place */
+  AEGIS_FAULT_ACTION_RECOMPUTED = 2, /* the tile was computed again */
+  AEGIS_FAULT_ACTION_UNRECOVERED = 3 /* the tile still failed its check after recomputing */
+} aegisFaultAction_t;
+
+/* A detected fault. row/col: the located element of C, or -1 where the pattern did not
+ * locate one (e.g. two bad columns). */
+typedef struct {
+  int64_t call;      /* index of the FT GEMM call on the handle (0: its first) */
+  int64_t tile_row;  /* first row and column of the tile */
+  int64_t tile_col;
+  int64_t row, col;
+  int64_t k_step;    /* K tiles done when the check ran; AEGIS_FAULT_K_EPILOGUE: epilogue */
+  float residual;    /* checksum minus sum of the accumulators (largest bad one) */
+  aegisFaultAction_t action;
+} aegisFaultRecord_t;
+
+#define AEGIS_FT_MAX_RECORDS 16
+
+typedef struct {
+  int64_t calls;       /* FT GEMM calls made on the handle */
+  int64_t checks;      /* tile checks run (K-loop and epilogue checks of every tile) */
+  int64_t detected;    /* checks that found a fault */
+  int64_t corrected;   /* faults repaired in place */
+  int64_t recomputed;  /* tiles computed again */
+  int64_t unrecovered; /* tiles that failed again after recomputing (CORRECT mode) */
+  int64_t nonfinite;   /* tile checks skipped because the inputs were not finite */
+  int64_t record_count;                           /* faults recorded since the last reset */
+  aegisFaultRecord_t records[AEGIS_FT_MAX_RECORDS]; /* the last min(record_count, 16) */
+} aegisFtStats_t;
+
 typedef struct aegisContext* aegisHandle_t;
 
 /* ---- status, version ---------------------------------------------------------------- */
@@ -107,8 +192,31 @@ AEGIS_API aegisStatus_t aegisGetReductionMode(aegisHandle_t handle, aegisReducti
  * on the handle. */
 AEGIS_API const char* aegisGetLastErrorString(aegisHandle_t handle);
 
+/* ---- fault tolerance ------------------------------------------------------------------- */
+AEGIS_API aegisStatus_t aegisSetFtMode(aegisHandle_t handle, aegisFtMode_t mode);
+AEGIS_API aegisStatus_t aegisGetFtMode(aegisHandle_t handle, aegisFtMode_t* mode);
+AEGIS_API aegisStatus_t aegisSetFtLevel(aegisHandle_t handle, aegisFtLevel_t level);
+AEGIS_API aegisStatus_t aegisGetFtLevel(aegisHandle_t handle, aegisFtLevel_t* level);
+/* Check every output tile after each k_tiles K tiles as well as at the end (0, the
+ * default: once, after the whole K loop, which already protects all of it; a shorter
+ * interval repairs faults before they can pile up in one tile, at the cost of more checks). */
+AEGIS_API aegisStatus_t aegisSetFtVerifyInterval(aegisHandle_t handle, int64_t k_tiles);
+AEGIS_API aegisStatus_t aegisGetFtVerifyInterval(aegisHandle_t handle, int64_t* k_tiles);
+/* Arms `count` faults (at most 64 pending per handle) for the following FT GEMM calls.
+ * Faults armed for a call are consumed by it. No fault armed means no cost. */
+AEGIS_API aegisStatus_t aegisInjectFaults(aegisHandle_t handle, const aegisFault_t* faults,
+                                          int count);
+AEGIS_API aegisStatus_t aegisClearFaults(aegisHandle_t handle);
+/* Copies the handle's fault statistics to *stats. Synchronizes: waits for the work queued on
+ * the handle's stream. */
+AEGIS_API aegisStatus_t aegisGetFtStatsSync(aegisHandle_t handle, aegisFtStats_t* stats);
+/* Zeroes the statistics (ordered on the handle's stream) and restarts the call count. */
+AEGIS_API aegisStatus_t aegisResetFtStats(aegisHandle_t handle);
+
 /* ---- level 3 ---------------------------------------------------------------------------- */
-/* C = alpha * op(A) * op(B) + beta * C, reference-BLAS semantics. beta = 0 never reads C. */
+/* C = alpha * op(A) * op(B) + beta * C, reference-BLAS semantics. beta = 0 never reads C.
+ * With a fault-tolerance mode set (aegisSetFtMode) the product and its epilogue are checked
+ * tile by tile and never split along K. */
 AEGIS_API aegisStatus_t aegisSgemm(aegisHandle_t handle, aegisOperation_t transa,
                                    aegisOperation_t transb, int64_t m, int64_t n, int64_t k,
                                    const float* alpha, const float* A, int64_t lda,

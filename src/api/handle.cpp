@@ -68,6 +68,15 @@ aegisStatus_t aegisCreate(aegisHandle_t* handle) {
     return AEGIS_STATUS_ALLOC_FAILED;
   }
   ctx->blas2_counter_count = aegis::detail::kBlas2CounterCount;
+  if (cudaMalloc(reinterpret_cast<void**>(&ctx->ft_stats), sizeof(*ctx->ft_stats)) != cudaSuccess ||
+      cudaMemset(ctx->ft_stats, 0, sizeof(*ctx->ft_stats)) != cudaSuccess) {
+    cudaGetLastError();
+    if (ctx->ft_stats) cudaFree(ctx->ft_stats);
+    cudaFree(ctx->blas2_counters);
+    cudaFree(ctx->own_workspace);
+    delete ctx;
+    return AEGIS_STATUS_ALLOC_FAILED;
+  }
   *handle = ctx;
   return AEGIS_STATUS_SUCCESS;
 }
@@ -78,6 +87,7 @@ aegisStatus_t aegisDestroy(aegisHandle_t handle) {
   if (handle->own_workspace) cudaFree(handle->own_workspace);
   if (handle->blas2_counters) cudaFree(handle->blas2_counters);
   if (handle->blas2_scratch) cudaFree(handle->blas2_scratch);
+  if (handle->ft_stats) cudaFree(handle->ft_stats);
   delete handle;
   return AEGIS_STATUS_SUCCESS;
 }

@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "abft/ft_params.h"
 #include "aegis/aegis.h"
 
 namespace aegis::dispatch {
@@ -55,6 +57,22 @@ struct aegisContext {
   std::string last_blas2_config;
   int last_blas2_y = 0;
 
+  // Fault tolerance: mode and level, check interval, faults armed for future calls (each
+  // with the absolute index of the FT call it fires in), the count of FT calls made
+  // (ft_serial never resets; ft_serial_at_reset marks the last statistics reset) and the
+  // device-resident statistics the kernels add to.
+  aegisFtMode_t ft_mode = AEGIS_FT_OFF;
+  aegisFtLevel_t ft_level = AEGIS_FT_LEVEL_BLOCK;
+  int64_t ft_verify_interval = 0;
+  struct ArmedFault {
+    int64_t serial;
+    aegisFault_t fault;
+  };
+  std::vector<ArmedFault> ft_armed;
+  int64_t ft_serial = 0;
+  int64_t ft_serial_at_reset = 0;
+  aegis::abft::FtDeviceStats* ft_stats = nullptr;
+
   std::string last_error;
 };
 
@@ -64,6 +82,8 @@ namespace aegis::detail {
 constexpr size_t kDefaultWorkspaceBytes = size_t(32) << 20;
 // Arrival counters every handle allocates for the level-2 deterministic reduction.
 constexpr int kBlas2CounterCount = 1 << 16;
+// Faults a handle holds armed at once.
+constexpr int kMaxArmedFaults = 64;
 
 // A context bound to no device, for host-only tests of argument checking, quick returns
 // and dispatch logic. Anything that would launch work fails with EXECUTION_FAILED.

@@ -4,6 +4,7 @@
 
 #include "common/context.h"
 #include "common/errors.h"
+#include "abft/nonfused.h"
 #include "dispatch/tuning_table.h"
 #include "gemm/simt/gemm_params.h"
 
@@ -19,6 +20,29 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 gemm::simt::Scalar<float> scalar(const aegisContext& h, const float* p) {
   if (h.pointer_mode == AEGIS_POINTER_MODE_DEVICE) return {0.0f, p};
   return {*p, nullptr};
+}
+
+// The FT part of a launch: mode, interval, and the armed faults of this call (which the
+// call consumes). Advances the handle's FT call count.
+abft::FtParams take_ft_params(aegisContext* h) {
+  abft::FtParams ft{};
+  ft.mode = static_cast<abft::FtMode>(h->ft_mode);
+  ft.verify_interval = static_cast<int>(h->ft_verify_interval);
+  ft.call = h->ft_serial - h->ft_serial_at_reset;
+  ft.stats = h->ft_stats;
+  auto& armed = h->ft_armed;
+  for (size_t i = 0; i < armed.size();) {
+    if (armed[i].serial == h->ft_serial && ft.num_faults < abft::kMaxFaultsPerCall) {
+      const aegisFault_t& f = armed[i].fault;
+      ft.faults[ft.num_faults++] = {f.row, f.col, f.k_step, static_cast<int>(f.kind),
+                                    static_cast<int>(f.target), f.bit, f.value};
+      armed.erase(armed.begin() + static_cast<long>(i));
+    } else {
+      ++i;
+    }
+  }
+  ++h->ft_serial;
+  return ft;
 }
 }  // namespace
 
@@ -86,8 +110,13 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
                         const float* B, int64_t ldb, const float* beta, float* C, int64_t ldc) {
   if (h->device < 0)
     return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, kRoutine, "the handle has no device");
-  const SgemmPlan plan = plan_sgemm(*h, m, n, k);
+  const bool ft_on = h->ft_mode != AEGIS_FT_OFF;
+  SgemmPlan plan = plan_sgemm(*h, m, n, k);
   const auto& inst = *plan.instance;
+  if (ft_on) {  // the checksums cover whole tiles: no split-K under FT
+    plan.split_k = 1;
+    plan.k_per_split = k;
+  }
 
   gemm::simt::GemmParams<float> p{};
   p.m = m; p.n = n; p.k = k;
@@ -115,6 +144,25 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
   h->last_sgemm_kernel.push_back(trans_b ? 't' : 'n');
   h->last_sgemm_kernel.append(inst.name + sizeof("sgemm_simt") - 1);  // "_128x128x8_..."
   h->last_sgemm_split = plan.split_k;
+
+  if (ft_on) {
+    p.ft = take_ft_params(h);
+    cudaError_t err;
+    if (h->ft_level == AEGIS_FT_LEVEL_NONFUSED) {
+      h->last_sgemm_kernel.append("_ftnonfused");
+      err = abft::run_nonfused_sgemm(p, trans_a, trans_b, inst.launch[trans_a][trans_b], inst.mtb,
+                                     inst.ntb, h->workspace(), h->workspace_bytes(), h->stream);
+      if (err == cudaErrorMemoryAllocation)
+        return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, kRoutine,
+                            "the non-fused checksums need %zu bytes of workspace, the handle has %zu",
+                            abft::nonfused_workspace_bytes(m, n, inst.mtb, inst.ntb),
+                            h->workspace_bytes());
+    } else {
+      h->last_sgemm_kernel.append("_ftblock");
+      err = inst.launch_ft[trans_a][trans_b](p, h->stream);
+    }
+    return detail::from_cuda(h, kRoutine, err);
+  }
 
   cudaError_t err = inst.launch[trans_a][trans_b](p, h->stream);
   if (err == cudaSuccess && plan.split_k > 1)

@@ -455,7 +455,9 @@ TEST_F(Plan, FollowsTheH200Table) {
   // A small, deep product on a mostly idle GPU is split wherever its row allows splitting
   // (the tuner decides whether it does).
   const auto& small_row = sgemm_row(*h_->tuning, aegisGemmShapeClass(64, 64, 4096));
-  if (small_row.max_split > 1) EXPECT_GT(plan_sgemm(*h_, 64, 64, 4096).split_k, 1);
+  if (small_row.max_split > 1) {
+    EXPECT_GT(plan_sgemm(*h_, 64, 64, 4096).split_k, 1);
+  }
 }
 
 TEST_F(Plan, HonoursTheOverride) {

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "abft/ft_params.h"
+
 namespace aegis::gemm::simt {
 
 // Scalars are either values (host pointer mode) or device pointers that the kernel
@@ -35,6 +37,8 @@ struct GemmParams {
   int64_t k_per_split;
   T* partial;
   int tiles_m, tiles_n;
+  // Read only by the FT instances (the plain ones ignore it).
+  abft::FtParams ft;
 };
 
 // Launcher of one kernel configuration and transpose pair.

@@ -128,7 +128,7 @@ __device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int& tm, i
   tn = in_group / group_m;
 }
 
-template <class Cfg, bool kTransA, bool kTransB>
+template <class Cfg, bool kTransA, bool kTransB, bool kFt>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     sgemm_simt_kernel(const GemmParams<float> p) {
   constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
@@ -337,9 +337,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
 
 // Launches one configuration for one transpose pair. Raises the dynamic shared-memory
 // limit once per instance when the tile needs more than the default 48 KB.
-template <class Cfg, bool kTransA, bool kTransB>
+template <class Cfg, bool kTransA, bool kTransB, bool kFt = false>
 cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
-  auto kernel = sgemm_simt_kernel<Cfg, kTransA, kTransB>;
+  auto kernel = sgemm_simt_kernel<Cfg, kTransA, kTransB, kFt>;
   if (Cfg::kSmemBytes > 48 * 1024) {
     static const cudaError_t attr = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);

@@ -11,7 +11,8 @@ struct SgemmInstance {
   int mtb, ntb, ktb;
   int threads;
   int blocks_per_sm;  // resident blocks per SM the launch bounds guarantee
-  SgemmLaunchFn launch[2][2];  // [op(A) transposed][op(B) transposed]
+  SgemmLaunchFn launch[2][2];     // [op(A) transposed][op(B) transposed]
+  SgemmLaunchFn launch_ft[2][2];  // the same tile with fused block-level checksums (no split-K)
 };
 
 // All compiled instances, in table order.

@@ -1,0 +1,26 @@
+// The non-fused FT-SGEMM baseline: checksums encoded by one kernel, a plain SIMT GEMM, and
+// a verify/correct kernel, for comparison with the fused levels (aegisSetFtLevel).
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+#include "abft/ft_params.h"
+#include "gemm/simt/gemm_params.h"
+
+namespace aegis::abft {
+
+// C = alpha op(A) op(B) + beta C as `gemm` computes it (a plain instance with tiles of
+// tile_m x tile_n, p.split_k == 1), checked against checksums of the same tiles: p.ft says
+// the mode, the faults to inject and where to count. `workspace` holds the checksum vectors;
+// returns cudaErrorMemoryAllocation when workspace_bytes cannot hold them.
+cudaError_t run_nonfused_sgemm(const gemm::simt::GemmParams<float>& p, bool trans_a,
+                               bool trans_b, gemm::simt::SgemmLaunchFn gemm, int tile_m,
+                               int tile_n, void* workspace, size_t workspace_bytes,
+                               cudaStream_t stream);
+
+// Bytes of workspace run_nonfused_sgemm needs for an m x n product with these tiles.
+size_t nonfused_workspace_bytes(int64_t m, int64_t n, int tile_m, int tile_n);
+
+}  // namespace aegis::abft
