@@ -7,9 +7,11 @@
 //   sum_j = sum_i acc_ij                     (the accumulators, from the GEMM),
 // and likewise for rows. Both are FP32 sums of the same exact quantity; with
 // S_j = sum_i sum_k |a_ik| |b_kj| and u = 2^-24, standard FMA/summation bounds give
-//   |ck_j - sum_j| <= (2 gamma_kk + 2 gamma_MTB) S_j (+ subnormal spacing per operation),
+//   |ck_j - sum_j| <= (2 gamma_kk + 2 gamma_MTB) S_j (+ an underflow floor per operation),
 // gamma_n = n u / (1 - n u). docs/fault-tolerance.md derives it.
 #pragma once
+
+#include <math.h>  // isfinite/fabsf in host and device code alike
 
 #include <cmath>
 #include <cstdint>
@@ -23,25 +25,36 @@ namespace aegis::abft {
 #endif
 
 constexpr float kUnitRoundoff = 5.9604644775390625e-08f;  // 2^-24
-constexpr float kSubnormalSpacing = 1.40129846e-45f;     // 2^-149
+// Absolute error an operation can add near underflow. 2^-126, not the subnormal spacing
+// 2^-149, because float atomics flush subnormals to zero.
+constexpr float kUnderflowFloor = 1.17549435e-38f;
 
 // Bound on |checksum - sum of accumulators| for a line (column or row) of a tile whose
 // checksum sums `tile_len` accumulators over k_done products, given mag = a computed
-// S (sum of |a||b| over the line). Infinity when FP32 cannot bound it (k_done ~ 2^23).
+// S (sum of |a||b| over the line, itself rounded: hence the (1 + gamma_N) factor).
+// Infinity when FP32 cannot bound it (k_done around 2^22 and beyond).
 AEGIS_HD inline float rounding_bound(float mag, int64_t k_done, int tile_len) {
-  // Operation count of the two chains, plus slack for the computed mag's own rounding.
-  const double n = 2.0 * static_cast<double>(k_done) + 4.0 * tile_len + 8.0;
+  const double lines = static_cast<double>(k_done) + static_cast<double>(tile_len);
+  const double n = 2.0 * lines + 8.0;  // both sums' chains, plus the residual's own rounding
   const double nu = n * static_cast<double>(kUnitRoundoff);
   if (nu >= 0.5) return INFINITY;
-  const float gamma = static_cast<float>(nu / (1.0 - nu));
-  return gamma * mag + static_cast<float>(n) * kSubnormalSpacing;
+  // gamma = x / (1 - x) <= x (1 + 2x) for x <= 1/2: no division (slow on the device).
+  const double gamma_n = nu * (1.0 + 2.0 * nu);
+  const double lu = lines * static_cast<double>(kUnitRoundoff);
+  const double gamma_lines = lu * (1.0 + 2.0 * lu);
+  return static_cast<float>(gamma_n * (1.0 + gamma_lines) * static_cast<double>(mag) +
+                            n * static_cast<double>(kUnderflowFloor));
 }
 
-// A lower estimate of rounding_bound from the checksum alone: |ck| <= S (1 + gamma)^2, so
-// a residual within this is surely rounding and the line needs no magnitude pass.
+// A lower estimate of rounding_bound from the checksum alone: |ck| <= S (1 + gamma_N)^2 with
+// N = k_done + tile_len, so a residual within this is surely rounding and the line needs no
+// magnitude pass.
 AEGIS_HD inline float cheap_bound(float checksum, int64_t k_done, int tile_len) {
+  const double lu = (static_cast<double>(k_done) + tile_len) * static_cast<double>(kUnitRoundoff);
+  const double g = lu * (1.0 + 2.0 * lu);  // >= gamma_N while the bound is finite
   const float b = rounding_bound(fabsf(checksum), k_done, tile_len);
-  return b * 0.5f;  // (1 + gamma)^2 <= 2 whenever the bound is finite (gamma < 1)
+  // (1 - 2^-20): room for the float roundings of the checksum and of this quotient.
+  return static_cast<float>(static_cast<double>(b) / ((1.0 + g) * (1.0 + g)) * (1.0 - 0x1p-20));
 }
 
 // Whether a residual r exceeds bound b. NaN residuals count as bad (a fault made the

@@ -53,8 +53,14 @@ struct FtParams {
   FaultSpec faults[kMaxFaultsPerCall];
 };
 
+#ifdef __CUDACC__
+#define AEGIS_FT_HD __host__ __device__
+#else
+#define AEGIS_FT_HD
+#endif
+
 // Flips bit `bit` of x or adds `value`, as a fault spec says.
-__host__ __device__ inline float apply_fault(float x, int kind, int bit, float value) {
+AEGIS_FT_HD inline float apply_fault(float x, int kind, int bit, float value) {
   if (kind == kFaultAdd) return x + value;
 #ifdef __CUDA_ARCH__
   return __int_as_float(__float_as_int(x) ^ (1 << (bit & 31)));
@@ -64,5 +70,7 @@ __host__ __device__ inline float apply_fault(float x, int kind, int bit, float v
   return v.f;
 #endif
 }
+
+#undef AEGIS_FT_HD
 
 }  // namespace aegis::abft

@@ -86,7 +86,9 @@ int choose_split_k(int64_t m, int64_t n, int64_t k, int mtb, int ntb, int ktb, i
 SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
   SgemmPlan plan{};
   plan.shape_class = gemm_shape_class(m, n, k);
-  const SgemmTuningRow& row = sgemm_row(*h.tuning, plan.shape_class);
+  const bool ft_on = h.ft_mode != AEGIS_FT_OFF;
+  const SgemmTuningRow& row = ft_on ? sgemm_ft_row(*h.tuning, plan.shape_class)
+                                    : sgemm_row(*h.tuning, plan.shape_class);
   const char* config = row.config;
   int max_split = row.max_split;
   if (!h.sgemm_override_config.empty()) {
@@ -99,6 +101,8 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
     plan.instance = gemm::simt::sgemm_instances(&count)[0];
   }
   const auto& inst = *plan.instance;
+  // FT checksums cover whole tiles: no split-K.
+  if (ft_on) max_split = 1;
   plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
                                 h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
   plan.k_per_split = plan.split_k > 1 ? k_per_split(k, plan.split_k, inst.ktb) : k;
@@ -111,12 +115,8 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
   if (h->device < 0)
     return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, kRoutine, "the handle has no device");
   const bool ft_on = h->ft_mode != AEGIS_FT_OFF;
-  SgemmPlan plan = plan_sgemm(*h, m, n, k);
+  const SgemmPlan plan = plan_sgemm(*h, m, n, k);
   const auto& inst = *plan.instance;
-  if (ft_on) {  // the checksums cover whole tiles: no split-K under FT
-    plan.split_k = 1;
-    plan.k_per_split = k;
-  }
 
   gemm::simt::GemmParams<float> p{};
   p.m = m; p.n = n; p.k = k;

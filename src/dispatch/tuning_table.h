@@ -18,6 +18,10 @@ struct TuningTable {
   const char* device_match;  // substring of cudaDeviceProp::name ("" matches any device)
   const SgemmTuningRow* sgemm_rows;
   int sgemm_row_count;
+  // Rows for fault-tolerant SGEMM (max_split unused: FT never splits K); nullptr: the
+  // plain rows serve FT too.
+  const SgemmTuningRow* sgemm_ft_rows;
+  int sgemm_ft_row_count;
 };
 
 // The first table whose device_match occurs in device_name; the default table otherwise.
@@ -25,5 +29,7 @@ const TuningTable* find_tuning_table(const char* device_name);
 
 // The row of `table` for shape_class (the table's first row if it has none for it).
 const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class);
+// The same for fault-tolerant SGEMM.
+const SgemmTuningRow& sgemm_ft_row(const TuningTable& table, aegisShapeClass_t shape_class);
 
 }  // namespace aegis::dispatch

@@ -9,6 +9,9 @@ namespace {
 const SgemmTuningRow kH200Sgemm[] = {
 #include "dispatch/tuning/sgemm_h200.inc"
 };
+const SgemmTuningRow kH200SgemmFt[] = {
+#include "dispatch/tuning/sgemm_ft_h200.inc"
+};
 
 // For GPUs without a table of their own: configurations that are reasonable everywhere.
 const SgemmTuningRow kDefaultSgemm[] = {
@@ -26,9 +29,16 @@ constexpr int count(const SgemmTuningRow (&)[N]) {
 }
 
 const TuningTable kTables[] = {
-    {"h200", "H200", kH200Sgemm, count(kH200Sgemm)},
-    {"default", "", kDefaultSgemm, count(kDefaultSgemm)},
+    {"h200", "H200", kH200Sgemm, count(kH200Sgemm), kH200SgemmFt, count(kH200SgemmFt)},
+    {"default", "", kDefaultSgemm, count(kDefaultSgemm), nullptr, 0},
 };
+
+const SgemmTuningRow& find_row(const SgemmTuningRow* rows, int count,
+                               aegisShapeClass_t shape_class) {
+  for (int i = 0; i < count; ++i)
+    if (rows[i].shape_class == shape_class) return rows[i];
+  return rows[0];
+}
 
 }  // namespace
 
@@ -39,9 +49,12 @@ const TuningTable* find_tuning_table(const char* device_name) {
 }
 
 const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class) {
-  for (int i = 0; i < table.sgemm_row_count; ++i)
-    if (table.sgemm_rows[i].shape_class == shape_class) return table.sgemm_rows[i];
-  return table.sgemm_rows[0];
+  return find_row(table.sgemm_rows, table.sgemm_row_count, shape_class);
+}
+
+const SgemmTuningRow& sgemm_ft_row(const TuningTable& table, aegisShapeClass_t shape_class) {
+  if (!table.sgemm_ft_rows) return sgemm_row(table, shape_class);
+  return find_row(table.sgemm_ft_rows, table.sgemm_ft_row_count, shape_class);
 }
 
 }  // namespace aegis::dispatch

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "console.h"
+
 namespace aegis::bench {
 
 std::string join_command_line(int argc, char** argv) {
@@ -74,8 +76,11 @@ double OptionReader::number(double minimum) {
 }
 
 void OptionReader::reject(const std::string& why) const {
-  std::fprintf(stderr, "aegis-bench %s: %s (see 'aegis-bench %s --help')\n",
-               invocation_.subcommand.c_str(), why.c_str(), invocation_.subcommand.c_str());
+  // "aegis-bench gemm: ..." for a subcommand, "aegis-inject: ..." for a tool without one.
+  std::string command = tool_name();
+  if (!invocation_.subcommand.empty()) command += " " + invocation_.subcommand;
+  std::fprintf(stderr, "%s: %s (see '%s --help')\n", command.c_str(), why.c_str(),
+               command.c_str());
   std::exit(1);
 }
 

@@ -1,8 +1,6 @@
 #include "gemm_bench.h"
 
 #include <algorithm>
-#include <cctype>
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -18,6 +16,7 @@
 #include "device.h"
 #include "device_kernels.h"
 #include "event_timer.h"
+#include "gemm_case.h"
 #include "gemm_check.h"
 #include "json_writer.h"
 
@@ -25,27 +24,6 @@ namespace aegis::bench {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-struct GemmShape {
-  int64_t m, n, k;
-  bool is_square() const { return m == n && n == k; }
-  std::string text() const {
-    return format_text("%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
-  }
-};
-
-struct GemmOp {
-  aegisOperation_t a, b;
-  std::string text() const {
-    return std::string(a == AEGIS_OP_N ? "N" : "T") + (b == AEGIS_OP_N ? "N" : "T");
-  }
-};
-
-struct GemmCase {
-  GemmShape shape;
-  GemmOp op;
-  std::string text() const { return shape.text() + " " + op.text(); }
-};
 
 const std::vector<GemmShape> kSquareSuite = {{1024, 1024, 1024},
                                              {2048, 2048, 2048},
@@ -58,6 +36,19 @@ const std::vector<GemmShape> kIrregularSuite = {
     {65536, 128, 128},  {4096, 4096, 128},    {384, 384, 256},   {256, 256, 256},
     {160, 160, 256},    {128, 128, 128},      {64, 64, 256}};
 
+// One fault-tolerance setting aegis is timed under (--ft).
+struct FtSetting {
+  std::string name;  // off, block, warp, thread, nonfused
+  bool on = false;
+  aegisFtLevel_t level = AEGIS_FT_LEVEL_BLOCK;
+};
+
+const std::vector<FtSetting> kFtSettings = {{"off", false, AEGIS_FT_LEVEL_BLOCK},
+                                            {"block", true, AEGIS_FT_LEVEL_BLOCK},
+                                            {"warp", true, AEGIS_FT_LEVEL_WARP},
+                                            {"thread", true, AEGIS_FT_LEVEL_THREAD},
+                                            {"nonfused", true, AEGIS_FT_LEVEL_NONFUSED}};
+
 struct GemmOptions {
   std::string suite = "default";
   std::vector<GemmShape> shapes;  // --shapes, replacing the suite's
@@ -68,6 +59,10 @@ struct GemmOptions {
   uint64_t seed = 1;
   double ceiling_gflops = 63800;  // measured FFMA ceiling of one H200 (BASELINE-H200.md)
   bool with_cublas = true;
+  // Empty without --ft: aegis runs once per case as the handle comes (FT off) and reports
+  // carry no FT fields, exactly as before FT existed.
+  std::vector<FtSetting> ft;
+  aegisFtMode_t ft_mode = AEGIS_FT_CORRECT;
 };
 
 // One library's outcome on one case. Times stay NaN unless the result verified.
@@ -81,10 +76,17 @@ struct LibraryRun {
   int split_k = 0;
 };
 
+// One row of the report: aegis under one FT setting, and cuBLAS on the same case (with
+// --ft, every FT setting of a case shares one cuBLAS measurement).
 struct GemmResult {
   GemmCase gemm_case;
+  std::string ft;  // the FT setting's name; empty without --ft
   LibraryRun aegis, cublas;
-  double ratio = kNaN;  // aegis GFLOP/s over cuBLAS GFLOP/s, when both verified
+  double ratio = kNaN;        // aegis GFLOP/s over cuBLAS GFLOP/s, when both verified
+  double ft_overhead = kNaN;  // FT time over the FT-off time of the case, minus 1
+  bool has_ft_stats = false;  // FT rows: the handle's statistics over this row's calls
+  aegisFtStats_t ft_stats{};
+  bool owns_cublas = true;    // the case's first row: counts cuBLAS's failure once
 };
 
 }  // namespace
@@ -111,36 +113,26 @@ void print_gemm_usage(std::FILE* out) {
       "  --seed S              seed of the random operands (default 1)\n"
       "  --ceiling-gflops G    %% of ceiling column is against G (default 63800, FFMA on H200)\n"
       "  --no-cublas           time aegis only\n"
+      "  --ft LIST             time aegis once per fault-tolerance setting: off, block,\n"
+      "                        nonfused (warp, thread where built), e.g. --ft off,block,nonfused;\n"
+      "                        FT rows show their overhead against the off row of the case\n"
+      "  --ft-mode MODE        correct | detect: the mode of the FT rows (default correct)\n"
       "  --help                this text\n"
       "\n"
       "Each result is checked first, in FP64 on the GPU: all of C through a random\n"
       "projection (C x against A (B x)) and 8 rows and 8 columns of C element by element,\n"
       "each difference against twice its rounding bound gamma_k |A| |B| (gamma_k = k u /\n"
       "(1 - k u), u = 2^-24). A result that fails is shown as FAILED, its time is not\n"
-      "counted, and the exit status is 1.\n");
+      "counted, and the exit status is 1. After the FT rows of a case the handle's fault\n"
+      "statistics are read: a clean run must detect nothing, so any detection is warned about\n"
+      "and reported (JSON: ft_stats).\n");
 }
 
 namespace {
 
-GemmShape parse_shape(OptionReader& reader, const std::string& text) {
-  std::vector<std::string> sizes = split(text, 'x');
-  int64_t values[3] = {0, 0, 0};
-  bool valid = sizes.size() == 3;
-  for (size_t i = 0; valid && i < 3; ++i) {
-    char* end = nullptr;
-    long long value = std::strtoll(sizes[i].c_str(), &end, 10);
-    // cublasSgemm_v2 takes int sizes.
-    valid = !sizes[i].empty() && *end == '\0' && value >= 1 && value <= INT_MAX;
-    values[i] = value;
-  }
-  if (!valid)
-    reader.reject("bad shape '" + text + "', expected MxNxK with sizes 1.." +
-                  std::to_string(INT_MAX));
-  return {values[0], values[1], values[2]};
-}
-
 GemmOptions parse_gemm_options(const Invocation& invocation) {
   GemmOptions options;
+  bool ft_mode_given = false;
   OptionReader reader(invocation);
   while (reader.next()) {
     if (reader.is("--suite")) {
@@ -149,17 +141,10 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
           options.suite != "irregular")
         reader.reject("unknown suite '" + options.suite + "'");
     } else if (reader.is("--shapes")) {
-      for (const std::string& piece : split(reader.text(), ','))
-        options.shapes.push_back(parse_shape(reader, piece));
+      for (const GemmShape& shape : parse_gemm_shapes(reader, reader.text()))
+        options.shapes.push_back(shape);
     } else if (reader.is("--trans")) {
-      options.ops.clear();
-      for (std::string piece : split(reader.text(), ',')) {
-        for (char& c : piece) c = char(std::toupper(static_cast<unsigned char>(c)));
-        if (piece.size() != 2 || piece.find_first_not_of("NT") != std::string::npos)
-          reader.reject("bad transpose pair '" + piece + "', expected NN, NT, TN or TT");
-        options.ops.push_back(
-            {piece[0] == 'N' ? AEGIS_OP_N : AEGIS_OP_T, piece[1] == 'N' ? AEGIS_OP_N : AEGIS_OP_T});
-      }
+      options.ops = parse_gemm_ops(reader, reader.text());
     } else if (reader.is("--reps")) {
       options.timing.timed_runs = int(std::min<int64_t>(reader.integer(1), 100000));
       options.reps_given = true;
@@ -178,10 +163,30 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
       if (options.ceiling_gflops == 0) reader.reject("option '--ceiling-gflops' must be positive");
     } else if (reader.is("--no-cublas")) {
       options.with_cublas = false;
+    } else if (reader.is("--ft")) {
+      options.ft.clear();
+      for (const std::string& name : split(reader.text(), ',')) {
+        auto known = std::find_if(kFtSettings.begin(), kFtSettings.end(),
+                                  [&](const FtSetting& setting) { return setting.name == name; });
+        if (known == kFtSettings.end())
+          reader.reject("unknown FT setting '" + name +
+                        "', expected off, block, warp, thread or nonfused");
+        for (const FtSetting& taken : options.ft)
+          if (taken.name == name) reader.reject("FT setting '" + name + "' listed twice");
+        options.ft.push_back(*known);
+      }
+    } else if (reader.is("--ft-mode")) {
+      std::string mode = reader.text();
+      if (mode != "correct" && mode != "detect")
+        reader.reject("unknown FT mode '" + mode + "', expected correct or detect");
+      options.ft_mode = mode == "correct" ? AEGIS_FT_CORRECT : AEGIS_FT_DETECT;
+      ft_mode_given = true;
     } else {
       reader.reject_unknown();
     }
   }
+  if (ft_mode_given && options.ft.empty())
+    reader.reject("option '--ft-mode' needs --ft (the FT settings to time)");
   if (options.suite == "quick" && !options.reps_given) options.timing.timed_runs = 10;
   if (!options.shapes.empty()) options.suite = "custom (--shapes)";  // as reports show it
   if (options.shapes.empty()) {
@@ -254,19 +259,33 @@ std::string version_text(int version) {  // MAJOR * 10000 + MINOR * 100 + PATCH
   return format_text("%d.%d.%d", version / 10000, version / 100 % 100, version % 100);
 }
 
+// Median of the values; NaN when there are none.
+double median_of(std::vector<double> values) {
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
 struct Summary {
   double median_square_ratio = kNaN;  // squares 2048..16384
   int square_count = 0;
   double min_nonsquare_ratio = kNaN;
   std::string min_nonsquare_case;
   int failures = 0;
+  double median_ft_overhead = kNaN;  // FT rows whose case also has an FT-off row
+  int ft_overhead_count = 0;
+  int64_t ft_detected = 0;  // detections in these clean runs: anything but 0 is a problem
 };
 
 Summary summarize(const std::vector<GemmResult>& results) {
   Summary summary;
-  std::vector<double> square_ratios;
+  std::vector<double> square_ratios, overheads;
   for (const GemmResult& r : results) {
-    summary.failures += (r.aegis.ran && !r.aegis.verified) + (r.cublas.ran && !r.cublas.verified);
+    summary.failures += (r.aegis.ran && !r.aegis.verified) +
+                        (r.owns_cublas && r.cublas.ran && !r.cublas.verified);
+    if (r.has_ft_stats) summary.ft_detected += r.ft_stats.detected;
+    if (!std::isnan(r.ft_overhead)) overheads.push_back(r.ft_overhead);
     if (std::isnan(r.ratio)) continue;
     const GemmShape& s = r.gemm_case.shape;
     if (s.is_square() && s.m >= 2048 && s.m <= 16384) {
@@ -277,14 +296,19 @@ Summary summarize(const std::vector<GemmResult>& results) {
       summary.min_nonsquare_case = r.gemm_case.text();
     }
   }
-  std::sort(square_ratios.begin(), square_ratios.end());
   summary.square_count = int(square_ratios.size());
-  size_t middle = square_ratios.size() / 2;
-  if (!square_ratios.empty())
-    summary.median_square_ratio = square_ratios.size() % 2
-                                      ? square_ratios[middle]
-                                      : 0.5 * (square_ratios[middle - 1] + square_ratios[middle]);
+  summary.median_square_ratio = median_of(square_ratios);
+  summary.ft_overhead_count = int(overheads.size());
+  summary.median_ft_overhead = median_of(overheads);
   return summary;
+}
+
+std::vector<GemmResult> rows_with_ft(const std::vector<GemmResult>& results,
+                                     const std::string& ft) {
+  std::vector<GemmResult> rows;
+  for (const GemmResult& r : results)
+    if (r.ft == ft) rows.push_back(r);
+  return rows;
 }
 
 std::string gflops_cell(const LibraryRun& run) {
@@ -292,20 +316,29 @@ std::string gflops_cell(const LibraryRun& run) {
   return run.verified ? format_text("%.0f", run.gflops) : "FAILED";
 }
 
-std::vector<std::string> table_row(const GemmResult& r, double ceiling_gflops) {
+std::string overhead_text(double overhead) {
+  return std::isnan(overhead) ? std::string("-") : format_text("%+.1f%%", 100.0 * overhead);
+}
+
+std::vector<std::string> table_row(const GemmResult& r, double ceiling_gflops, bool with_ft) {
   const GemmShape& s = r.gemm_case.shape;
   bool failed = (r.aegis.ran && !r.aegis.verified) || (r.cublas.ran && !r.cublas.verified);
-  return {
-      std::to_string(s.m),
-      std::to_string(s.n),
-      std::to_string(s.k),
-      r.gemm_case.op.text(),
-      gflops_cell(r.aegis),
-      gflops_cell(r.cublas),
-      std::isnan(r.ratio) ? "-" : format_text("%.3f", r.ratio),
-      r.aegis.verified ? format_text("%.1f", 100.0 * r.aegis.gflops / ceiling_gflops) : "-",
-      failed ? "FAILED" : "yes",
-      r.aegis.kernel.empty() ? "-" : r.aegis.kernel + " split=" + std::to_string(r.aegis.split_k)};
+  std::vector<std::string> row = {std::to_string(s.m), std::to_string(s.n), std::to_string(s.k),
+                                  r.gemm_case.op.text()};
+  if (with_ft) row.push_back(r.ft);
+  row.insert(row.end(), {gflops_cell(r.aegis), gflops_cell(r.cublas),
+                         std::isnan(r.ratio) ? "-" : format_text("%.3f", r.ratio)});
+  if (with_ft) row.push_back(overhead_text(r.ft_overhead));
+  std::string kernel =
+      r.aegis.kernel.empty() ? "-" : r.aegis.kernel + " split=" + std::to_string(r.aegis.split_k);
+  row.insert(row.end(),
+             {r.aegis.verified ? format_text("%.1f", 100.0 * r.aegis.gflops / ceiling_gflops) : "-",
+              failed ? "FAILED" : "yes", kernel});
+  return row;
+}
+
+const char* ft_mode_name(aegisFtMode_t mode) {
+  return mode == AEGIS_FT_CORRECT ? "correct" : mode == AEGIS_FT_DETECT ? "detect" : "off";
 }
 
 void write_library_json(JsonWriter& json, const LibraryRun& run, bool is_aegis) {
@@ -321,9 +354,34 @@ void write_library_json(JsonWriter& json, const LibraryRun& run, bool is_aegis) 
   json.end_object();
 }
 
+void write_ft_stats_json(JsonWriter& json, const GemmResult& r) {
+  if (!r.has_ft_stats) {
+    json.null();
+    return;
+  }
+  const aegisFtStats_t& stats = r.ft_stats;
+  json.begin_object()
+      .field("calls", stats.calls)
+      .field("checks", stats.checks)
+      .field("detected", stats.detected)
+      .field("corrected", stats.corrected)
+      .field("recomputed", stats.recomputed)
+      .field("unrecovered", stats.unrecovered)
+      .field("nonfinite", stats.nonfinite)
+      .end_object();
+}
+
+void write_summary_fields(JsonWriter& json, const Summary& summary) {
+  json.field("median_ratio_squares_2048_16384", summary.median_square_ratio)
+      .field("squares_counted", summary.square_count)
+      .field("min_ratio_nonsquare", summary.min_nonsquare_ratio)
+      .field("min_ratio_nonsquare_case", summary.min_nonsquare_case);
+}
+
 void write_json(const std::string& path, const Invocation& invocation, const DeviceInfo& device,
                 aegisHandle_t aegis_handle, int cublas_version, const GemmOptions& options,
                 const std::vector<GemmResult>& results, const Summary& summary) {
+  const bool with_ft = !options.ft.empty();
   JsonWriter json;
   json.begin_object()
       .field("tool", "aegis-bench")
@@ -351,8 +409,15 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       .field("ceiling", options.ceiling_gflops)
       .field("alpha", 1.0)
       .field("beta", 0.0)
-      .field("max_err_unit", "gamma_k |op(A)| |op(B)| (times |x| for the projection); pass <= 2")
-      .end_object();
+      .field("max_err_unit", "gamma_k |op(A)| |op(B)| (times |x| for the projection); pass <= 2");
+  if (with_ft) {
+    json.key("ft").begin_array();
+    for (const FtSetting& setting : options.ft) json.value(setting.name);
+    json.end_array();
+    json.field("ft_mode", ft_mode_name(options.ft_mode))
+        .field("ft_overhead_unit", "FT median time / FT-off median time of the case - 1");
+  }
+  json.end_object();
   json.key("results").begin_array();
   for (const GemmResult& r : results) {
     json.begin_object()
@@ -360,6 +425,9 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
         .field("n", r.gemm_case.shape.n)
         .field("k", r.gemm_case.shape.k)
         .field("op", r.gemm_case.op.text());
+    if (with_ft)
+      json.field("ft", r.ft).field("ft_mode",
+                                   r.has_ft_stats ? ft_mode_name(options.ft_mode) : "off");
     json.key("aegis");
     write_library_json(json, r.aegis, true);
     json.key("cublas");
@@ -367,17 +435,32 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       write_library_json(json, r.cublas, false);
     else
       json.null();
-    json.field("ratio", r.ratio).end_object();
+    json.field("ratio", r.ratio);
+    if (with_ft) {
+      json.field("ft_overhead_vs_off", r.ft_overhead).key("ft_stats");
+      write_ft_stats_json(json, r);
+    }
+    json.end_object();
   }
   json.end_array();
-  json.key("summary")
-      .begin_object()
-      .field("median_ratio_squares_2048_16384", summary.median_square_ratio)
-      .field("squares_counted", summary.square_count)
-      .field("min_ratio_nonsquare", summary.min_nonsquare_ratio)
-      .field("min_ratio_nonsquare_case", summary.min_nonsquare_case)
-      .field("verification_failures", summary.failures)
-      .end_object();
+  json.key("summary").begin_object();
+  if (!with_ft) {
+    write_summary_fields(json, summary);
+  } else {
+    json.field("ft_detected_in_clean_runs", summary.ft_detected);
+    json.key("by_ft").begin_array();
+    for (const FtSetting& setting : options.ft) {
+      Summary of_setting = summarize(rows_with_ft(results, setting.name));
+      json.begin_object().field("ft", setting.name);
+      write_summary_fields(json, of_setting);
+      json.field("median_ft_overhead_vs_off", of_setting.median_ft_overhead)
+          .field("ft_overheads_counted", of_setting.ft_overhead_count)
+          .field("ft_detected", of_setting.ft_detected)
+          .end_object();
+    }
+    json.end_array();
+  }
+  json.field("verification_failures", summary.failures).end_object();
   json.end_object();
   if (!json.save(path)) {
     std::fprintf(stderr, "aegis-bench: cannot write %s\n", path.c_str());
@@ -385,11 +468,17 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
   }
 }
 
-void write_csv(const std::string& path, const std::vector<GemmResult>& results) {
-  CsvWriter csv({"m", "n", "k", "op", "aegis_median_ms", "aegis_min_ms", "aegis_max_ms",
-                 "aegis_gflops", "aegis_verified", "aegis_max_err", "aegis_kernel", "aegis_split_k",
+void write_csv(const std::string& path, const std::vector<GemmResult>& results, bool with_ft,
+               aegisFtMode_t ft_mode) {
+  std::vector<std::string> header = {"m", "n", "k", "op"};
+  if (with_ft) header.insert(header.end(), {"ft", "ft_mode"});
+  header.insert(header.end(),
+                {"aegis_median_ms", "aegis_min_ms", "aegis_max_ms", "aegis_gflops",
+                 "aegis_verified", "aegis_max_err", "aegis_kernel", "aegis_split_k",
                  "cublas_median_ms", "cublas_min_ms", "cublas_max_ms", "cublas_gflops",
                  "cublas_verified", "cublas_max_err", "ratio"});
+  if (with_ft) header.insert(header.end(), {"ft_overhead_vs_off", "ft_detected"});
+  CsvWriter csv(header);
   auto times = [](const LibraryRun& run) {
     if (!run.verified) return std::vector<std::string>{"", "", ""};
     return std::vector<std::string>{CsvWriter::number(run.timing.median_ms),
@@ -400,6 +489,7 @@ void write_csv(const std::string& path, const std::vector<GemmResult>& results) 
     std::vector<std::string> row = {std::to_string(r.gemm_case.shape.m),
                                     std::to_string(r.gemm_case.shape.n),
                                     std::to_string(r.gemm_case.shape.k), r.gemm_case.op.text()};
+    if (with_ft) row.insert(row.end(), {r.ft, r.has_ft_stats ? ft_mode_name(ft_mode) : "off"});
     for (const std::string& cell : times(r.aegis)) row.push_back(cell);
     row.insert(row.end(), {CsvWriter::number(r.aegis.gflops), r.aegis.verified ? "true" : "false",
                            CsvWriter::number(r.aegis.max_error), r.aegis.kernel,
@@ -408,6 +498,9 @@ void write_csv(const std::string& path, const std::vector<GemmResult>& results) 
     row.insert(row.end(), {CsvWriter::number(r.cublas.gflops),
                            r.cublas.ran ? (r.cublas.verified ? "true" : "false") : "",
                            CsvWriter::number(r.cublas.max_error), CsvWriter::number(r.ratio)});
+    if (with_ft)
+      row.insert(row.end(), {CsvWriter::number(r.ft_overhead),
+                             r.has_ft_stats ? std::to_string(r.ft_stats.detected) : ""});
     csv.add_row(row);
   }
   if (!csv.save(path)) {
@@ -443,12 +536,46 @@ void close_libraries(const Libraries& libs) {
   AEGIS_BENCH_CHECK_CUDA(cudaStreamDestroy(libs.stream));
 }
 
+// Puts the handle under one FT setting (FT off for "off").
+void apply_ft_setting(const Libraries& libs, const FtSetting& setting, aegisFtMode_t mode) {
+  AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
+                          aegisSetFtMode(libs.aegis, setting.on ? mode : AEGIS_FT_OFF));
+  if (setting.on) AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisSetFtLevel(libs.aegis, setting.level));
+}
+
+// Drops the FT settings this build refuses (aegisSetFtLevel: NOT_SUPPORTED), one line each,
+// so that a sweep asked for warp or thread still measures the rest. Leaves FT off.
+std::vector<FtSetting> supported_ft_settings(const Libraries& libs,
+                                             const std::vector<FtSetting>& settings) {
+  std::vector<FtSetting> kept;
+  for (const FtSetting& setting : settings) {
+    if (setting.on) {
+      aegisStatus_t status = aegisSetFtLevel(libs.aegis, setting.level);
+      if (status == AEGIS_STATUS_NOT_SUPPORTED) {
+        std::fprintf(stderr, "aegis-bench gemm: FT level '%s' skipped: %s\n", setting.name.c_str(),
+                     aegis_failure_detail(libs.aegis, status));
+        continue;
+      }
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, status);
+    }
+    kept.push_back(setting);
+  }
+  AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisSetFtLevel(libs.aegis, AEGIS_FT_LEVEL_BLOCK));
+  AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisSetFtMode(libs.aegis, AEGIS_FT_OFF));
+  return kept;
+}
+
+// The rows of one case and the lines to print about it once its progress line is gone.
+struct CaseOutcome {
+  std::vector<GemmResult> rows;
+  std::vector<std::string> notes;
+};
+
 // Everything one case needs lives in one arena, freed on return (a 16384^3 set is 3 GiB).
-GemmResult run_case(const GemmCase& gemm_case, size_t case_index, const GemmOptions& options,
-                    const DeviceInfo& device, const Libraries& libs) {
+CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOptions& options,
+                     const DeviceInfo& device, const Libraries& libs) {
   const GemmShape& s = gemm_case.shape;
-  GemmResult result;
-  result.gemm_case = gemm_case;
+  const bool with_ft = !options.ft.empty();
   int64_t bytes_per_set = int64_t(sizeof(float)) * (s.m * s.k + s.k * s.n + s.m * s.n);
   int64_t sets = rotation_set_count(bytes_per_set, device.l2_bytes);
   DeviceArena arena(operand_bytes(s, sets) + GemmCheck::device_bytes(s.m, s.n, s.k));
@@ -459,29 +586,79 @@ GemmResult run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpti
                     libs.stream);
 
   const float alpha = 1.0f, beta = 0.0f;
-  auto call_aegis = [&](int64_t set) {
-    AEGIS_BENCH_CHECK_AEGIS(
-        libs.aegis, aegisSgemm(libs.aegis, gemm_case.op.a, gemm_case.op.b, s.m, s.n, s.k, &alpha,
-                               operands.a[set], operands.lda, operands.b[set], operands.ldb, &beta,
-                               operands.c[set], operands.ldc));
-    const char* kernel = nullptr;
-    AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
-                            aegisGetLastSgemmChoice(libs.aegis, &kernel, &result.aegis.split_k));
-    result.aegis.kernel = kernel ? kernel : "";
+  auto sgemm = [&](int64_t set) {
+    return aegisSgemm(libs.aegis, gemm_case.op.a, gemm_case.op.b, s.m, s.n, s.k, &alpha,
+                      operands.a[set], operands.lda, operands.b[set], operands.ldb, &beta,
+                      operands.c[set], operands.ldc);
   };
-  auto call_cublas = [&](int64_t set) {
-    auto op = [](aegisOperation_t o) { return o == AEGIS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; };
-    AEGIS_BENCH_CHECK_CUBLAS(cublasSgemm_v2(libs.cublas, op(gemm_case.op.a), op(gemm_case.op.b),
-                                            int(s.m), int(s.n), int(s.k), &alpha, operands.a[set],
-                                            int(operands.lda), operands.b[set], int(operands.ldb),
-                                            &beta, operands.c[set], int(operands.ldc)));
-  };
-  measure(gemm_case, operands, checker, libs.stream, options.timing, call_aegis, result.aegis);
-  if (options.with_cublas)
-    measure(gemm_case, operands, checker, libs.stream, options.timing, call_cublas, result.cublas);
-  if (result.aegis.verified && result.cublas.verified)
-    result.ratio = result.aegis.gflops / result.cublas.gflops;
-  return result;
+  CaseOutcome outcome;
+  // Without --ft aegis runs once, as the handle comes (FT off).
+  const std::vector<FtSetting> settings = with_ft ? options.ft : std::vector<FtSetting>(1);
+  for (const FtSetting& setting : settings) {
+    GemmResult row;
+    row.gemm_case = gemm_case;
+    if (with_ft) {
+      row.ft = setting.name;
+      apply_ft_setting(libs, setting, options.ft_mode);
+    }
+    if (setting.on) {
+      // A level can still refuse one shape (the non-fused checksums need workspace); that
+      // skips this row only. The statistics then restart so that they count this row alone.
+      aegisStatus_t status = sgemm(0);
+      if (status == AEGIS_STATUS_NOT_SUPPORTED || status == AEGIS_STATUS_ALLOC_FAILED) {
+        outcome.notes.push_back(format_text("aegis-bench gemm: FT '%s' skipped for %s: %s",
+                                            setting.name.c_str(), gemm_case.text().c_str(),
+                                            aegis_failure_detail(libs.aegis, status)));
+        continue;
+      }
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, status);
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisResetFtStats(libs.aegis));
+    }
+    auto call_aegis = [&](int64_t set) {
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, sgemm(set));
+      const char* kernel = nullptr;
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
+                              aegisGetLastSgemmChoice(libs.aegis, &kernel, &row.aegis.split_k));
+      row.aegis.kernel = kernel ? kernel : "";
+    };
+    measure(gemm_case, operands, checker, libs.stream, options.timing, call_aegis, row.aegis);
+    if (setting.on) {
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisGetFtStatsSync(libs.aegis, &row.ft_stats));
+      row.has_ft_stats = true;
+      if (row.ft_stats.detected > 0)
+        outcome.notes.push_back(format_text(
+            "aegis-bench gemm: WARNING: FT '%s' detected %lld fault(s) in the clean runs of %s "
+            "(%lld calls): false positives or a faulty GPU",
+            setting.name.c_str(), (long long)row.ft_stats.detected, gemm_case.text().c_str(),
+            (long long)row.ft_stats.calls));
+    }
+    outcome.rows.push_back(row);
+  }
+  if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode);  // back to FT off
+
+  LibraryRun cublas;
+  if (options.with_cublas) {
+    auto call_cublas = [&](int64_t set) {
+      auto op = [](aegisOperation_t o) { return o == AEGIS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+      AEGIS_BENCH_CHECK_CUBLAS(cublasSgemm_v2(
+          libs.cublas, op(gemm_case.op.a), op(gemm_case.op.b), int(s.m), int(s.n), int(s.k),
+          &alpha, operands.a[set], int(operands.lda), operands.b[set], int(operands.ldb), &beta,
+          operands.c[set], int(operands.ldc)));
+    };
+    measure(gemm_case, operands, checker, libs.stream, options.timing, call_cublas, cublas);
+  }
+  const GemmResult* off_row = nullptr;
+  for (const GemmResult& row : outcome.rows)
+    if (with_ft && !row.has_ft_stats && row.aegis.verified) off_row = &row;
+  for (size_t i = 0; i < outcome.rows.size(); ++i) {
+    GemmResult& row = outcome.rows[i];
+    row.cublas = cublas;
+    row.owns_cublas = i == 0;  // one cuBLAS measurement per case, whatever the row count
+    if (row.aegis.verified && row.cublas.verified) row.ratio = row.aegis.gflops / row.cublas.gflops;
+    if (off_row && row.has_ft_stats && row.aegis.verified)
+      row.ft_overhead = row.aegis.timing.median_ms / off_row->aegis.timing.median_ms - 1.0;
+  }
+  return outcome;
 }
 
 }  // namespace
@@ -490,6 +667,15 @@ int run_gemm(const Invocation& invocation) {
   GemmOptions options = parse_gemm_options(invocation);
   DeviceInfo device = require_device();
   Libraries libs = open_libraries();
+  const bool with_ft = !options.ft.empty();
+  if (with_ft) {
+    options.ft = supported_ft_settings(libs, options.ft);
+    if (options.ft.empty()) {
+      std::fprintf(stderr, "aegis-bench gemm: none of the FT settings of --ft is available\n");
+      close_libraries(libs);
+      return 1;
+    }
+  }
 
   std::vector<GemmCase> cases;
   for (const GemmShape& shape : options.shapes)
@@ -497,55 +683,85 @@ int run_gemm(const Invocation& invocation) {
 
   std::printf(
       "aegis-bench gemm: %s (%d SMs, L2 %.0f MiB, cc %s), aegis %s, cuBLAS %s, "
-      "%d timed runs after %d warm-up\n\n",
+      "%d timed runs after %d warm-up\n",
       device.name.c_str(), device.sm_count, double(device.l2_bytes) / (1 << 20),
       device.compute_capability().c_str(), version_text(aegisGetVersion()).c_str(),
       version_text(libs.cublas_version).c_str(), options.timing.timed_runs,
       options.timing.warmup_runs);
-  TablePrinter table({{"m", 6, false},
-                      {"n", 6, false},
-                      {"k", 6, false},
-                      {"op", 2, true},
-                      {"aegis GF/s", 10, false},
-                      {"cuBLAS GF/s", 11, false},
-                      {"ratio", 6, false},
-                      {"%ceil", 5, false},
-                      {"verified", 8, true},
-                      {"kernel", 6, true}});
+  if (with_ft) {
+    std::string names;
+    for (const FtSetting& setting : options.ft) names += (names.empty() ? "" : ", ") + setting.name;
+    std::printf("fault tolerance: %s (mode %s); overhead = FT time / off time of the case - 1\n",
+                names.c_str(), ft_mode_name(options.ft_mode));
+  }
+  std::printf("\n");
+  std::vector<TableColumn> columns = {{"m", 6, false}, {"n", 6, false}, {"k", 6, false},
+                                      {"op", 2, true}};
+  if (with_ft) columns.push_back({"ft", 8, true});
+  columns.insert(columns.end(),
+                 {{"aegis GF/s", 10, false}, {"cuBLAS GF/s", 11, false}, {"ratio", 6, false}});
+  if (with_ft) columns.push_back({"overhead", 8, false});
+  columns.insert(columns.end(),
+                 {{"%ceil", 5, false}, {"verified", 8, true}, {"kernel", 6, true}});
+  TablePrinter table(columns);
   table.print_header();
   ProgressLine progress;
   std::vector<GemmResult> results;
   for (size_t index = 0; index < cases.size(); ++index) {
     progress.show(
         format_text("[%zu/%zu] %s ...", index + 1, cases.size(), cases[index].text().c_str()));
-    GemmResult result = run_case(cases[index], index, options, device, libs);
+    CaseOutcome outcome = run_case(cases[index], index, options, device, libs);
     progress.clear();
-    for (const auto& [library, run] :
-         {std::pair{"aegis", &result.aegis}, std::pair{"cuBLAS", &result.cublas}})
-      if (run->ran && !run->verified)
-        std::fprintf(stderr,
-                     "aegis-bench: %s result of %s failed verification: max normalized "
-                     "error %.3g (limit %g)\n",
-                     library, cases[index].text().c_str(), run->max_error, GemmCheck::kErrorLimit);
-    table.print_row(table_row(result, options.ceiling_gflops));
-    results.push_back(result);
+    for (const std::string& note : outcome.notes) std::fprintf(stderr, "%s\n", note.c_str());
+    for (const GemmResult& result : outcome.rows) {
+      std::string library = with_ft ? "aegis (ft " + result.ft + ")" : "aegis";
+      for (const auto& [name, run] : {std::pair{library, &result.aegis},
+                                      std::pair{std::string("cuBLAS"), &result.cublas}})
+        if (run->ran && !run->verified && (run == &result.aegis || result.owns_cublas))
+          std::fprintf(stderr,
+                       "aegis-bench: %s result of %s failed verification: max normalized "
+                       "error %.3g (limit %g)\n",
+                       name.c_str(), cases[index].text().c_str(), run->max_error,
+                       GemmCheck::kErrorLimit);
+      table.print_row(table_row(result, options.ceiling_gflops, with_ft));
+      results.push_back(result);
+    }
   }
 
   Summary summary = summarize(results);
   auto ratio_text = [](double ratio) {
     return std::isnan(ratio) ? std::string("n/a") : format_text("%.3f", ratio);
   };
-  std::printf("\nmedian aegis/cuBLAS ratio over squares 2048-16384: %s (%d results)\n",
-              ratio_text(summary.median_square_ratio).c_str(), summary.square_count);
-  std::printf("minimum aegis/cuBLAS ratio over non-square shapes: %s%s%s\n",
-              ratio_text(summary.min_nonsquare_ratio).c_str(),
-              summary.min_nonsquare_case.empty() ? "" : " at ", summary.min_nonsquare_case.c_str());
+  auto print_ratios = [&](const Summary& of, const std::string& prefix) {
+    std::printf("%smedian aegis/cuBLAS ratio over squares 2048-16384: %s (%d results)\n",
+                prefix.c_str(), ratio_text(of.median_square_ratio).c_str(), of.square_count);
+    std::printf("%sminimum aegis/cuBLAS ratio over non-square shapes: %s%s%s\n", prefix.c_str(),
+                ratio_text(of.min_nonsquare_ratio).c_str(),
+                of.min_nonsquare_case.empty() ? "" : " at ", of.min_nonsquare_case.c_str());
+  };
+  std::printf("\n");
+  if (!with_ft) {
+    print_ratios(summary, "");
+  } else {
+    for (const FtSetting& setting : options.ft) {
+      Summary of_setting = summarize(rows_with_ft(results, setting.name));
+      std::string prefix = "[ft " + setting.name + "] ";
+      print_ratios(of_setting, prefix);
+      if (of_setting.ft_overhead_count > 0)
+        std::printf("%smedian overhead against ft off: %s (%d results)\n", prefix.c_str(),
+                    overhead_text(of_setting.median_ft_overhead).c_str(),
+                    of_setting.ft_overhead_count);
+    }
+    if (summary.ft_detected > 0)
+      std::printf("WARNING: %lld fault(s) detected in clean runs (see the lines above)\n",
+                  (long long)summary.ft_detected);
+  }
   if (summary.failures > 0) std::printf("verification FAILED for %d results\n", summary.failures);
 
   if (!options.json_path.empty())
     write_json(options.json_path, invocation, device, libs.aegis, libs.cublas_version, options,
                results, summary);
-  if (!options.csv_path.empty()) write_csv(options.csv_path, results);
+  if (!options.csv_path.empty()) write_csv(options.csv_path, results, with_ft, options.ft_mode);
   close_libraries(libs);
   return summary.failures > 0 ? 1 : 0;
 }
