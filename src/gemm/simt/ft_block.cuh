@@ -240,6 +240,35 @@ struct FtBlock {
     }
   }
 
+  // Raises dst[line] (as the bits of a non-negative float) to this thread's row and column
+  // maxima of |acc| (rows first).
+  __device__ __forceinline__ static void max_line_abs(float* dst, const float (&acc)[MT][NT],
+                                                      const FragmentMap& fm) {
+    unsigned* bits = reinterpret_cast<unsigned*>(dst);
+#pragma unroll
+    for (int fi = 0; fi < kFragM; ++fi)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        float m = 0.0f;
+#pragma unroll
+        for (int fj = 0; fj < kFragN; ++fj)
+#pragma unroll
+          for (int j = 0; j < 4; ++j) m = fmaxf(m, fabsf(acc[fi * 4 + i][fj * 4 + j]));
+        atomicMax(&bits[fm.row0 + fi * fm.row_stride + i], __float_as_uint(m));
+      }
+#pragma unroll
+    for (int fj = 0; fj < kFragN; ++fj)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float m = 0.0f;
+#pragma unroll
+        for (int fi = 0; fi < kFragM; ++fi)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) m = fmaxf(m, fabsf(acc[fi * 4 + i][fj * 4 + j]));
+        atomicMax(&bits[MTB + fm.col0 + fj * fm.col_stride + j], __float_as_uint(m));
+      }
+  }
+
   // Adds this thread's row and column sums of v(fi, i, fj, j) into dst[line] (rows first).
   template <class Value>
   __device__ __forceinline__ static void add_line_sums(float* dst, const FragmentMap& fm,
@@ -368,9 +397,14 @@ struct FtBlock {
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
     const int64_t k_done = min(k_tiles * KTB, t.k_end - t.k_begin);
-    for (int e = tid; e < kLines; e += kThreads) red[e] = 0.0f;
+    float* s_abs = red + kLines;      // sums of |acc| per line
+    float* s_max = red + 2 * kLines;  // largest |acc| per line
+    for (int e = tid; e < 3 * kLines; e += kThreads) red[e] = 0.0f;
     __syncthreads();
     add_line_sums(red, fm, [&](int fi, int i, int fj, int j) { return acc[fi * 4 + i][fj * 4 + j]; });
+    add_line_sums(s_abs, fm,
+                  [&](int fi, int i, int fj, int j) { return fabsf(acc[fi * 4 + i][fj * 4 + j]); });
+    max_line_abs(s_max, acc, fm);
     __syncthreads();
 
     float residual[kItems], bound[kItems];
@@ -383,7 +417,11 @@ struct FtBlock {
       if (line >= kLines) continue;
       const int len = line < MTB ? NTB : MTB;
       residual[q] = ck[q] - red[line];
-      bound[q] = abft::cheap_bound(ck[q], k_done, len);
+      // Two lower estimates of the line's magnitude S: |ck|, and the sum of |acc| without its
+      // largest term (so that one wrong element cannot raise it). The second keeps lines whose
+      // checksum happens to be near zero off the slow path.
+      const float rest = s_abs[line] - s_max[line];
+      bound[q] = abft::cheap_bound(fmaxf(fabsf(ck[q]), rest), k_done, len);
       finite = finite && isfinite(ck[q]);
       suspect = suspect || abft::exceeds(residual[q], bound[q]);
     }
