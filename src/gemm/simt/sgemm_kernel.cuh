@@ -6,12 +6,12 @@
 //   shared memory --(float4 fragment loads, one or two register buffers)--> FMA
 // One __syncthreads per k slice. Every shape is handled: partial tiles zero-fill their
 // loads and guard their stores; unaligned pointers or leading dimensions take scalar loads.
+// The fault-tolerant variant (sgemm_ft_kernel.cuh) shares the loaders and helpers here; its
+// main loop is its own so that this one compiles exactly as measured.
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
-#include "gemm/simt/ft_block.cuh"
 #include "gemm/simt/gemm_config.h"
 #include "gemm/simt/gemm_params.h"
 
@@ -130,52 +130,17 @@ __device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int& tm, i
   tn = in_group / group_m;
 }
 
-// Copies of register arrays for the out-of-line FT functions: a copy's address escapes (it
-// lives on the stack while the function runs), the original stays in registers.
-template <int R, int C>
-struct RegisterCopy {
-  float v[R][C];
-  __device__ __forceinline__ explicit RegisterCopy(const float (&src)[R][C]) {
-#pragma unroll
-    for (int i = 0; i < R; ++i)
-#pragma unroll
-      for (int j = 0; j < C; ++j) v[i][j] = src[i][j];
-  }
-  __device__ __forceinline__ void copy_to(float (&dst)[R][C]) const {
-#pragma unroll
-    for (int i = 0; i < R; ++i)
-#pragma unroll
-      for (int j = 0; j < C; ++j) dst[i][j] = v[i][j];
-  }
-};
-template <int N>
-struct LineCopy {
-  float v[N];
-  __device__ __forceinline__ explicit LineCopy(const float (&src)[N]) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) v[i] = src[i];
-  }
-  __device__ __forceinline__ void copy_to(float (&dst)[N]) const {
-#pragma unroll
-    for (int i = 0; i < N; ++i) dst[i] = v[i];
-  }
-};
-
-// kFt: fused block-level checksums (ft_block.cuh), three shared-memory stages, a checked
-// epilogue and no split-K. Otherwise the plain kernel: the FT code compiles away.
-template <class Cfg, bool kTransA, bool kTransB, bool kFt>
+template <class Cfg, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
-    sgemm_simt_kernel(const __grid_constant__ GemmParams<float> p) {
+    sgemm_simt_kernel(const GemmParams<float> p) {
   constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
   constexpr int MW = Cfg::kMW, NW = Cfg::kNW, MT = Cfg::kMT, NT = Cfg::kNT;
   constexpr int LDA_S = Cfg::kLdAs, LDB_S = Cfg::kLdBs;
   constexpr int kFragM = MT / 4, kFragN = NT / 4;  // 4x4 blocks per thread along M, N
-  constexpr int kStages = kFt ? 3 : 2;
-  using Ft = FtBlock<Cfg, kTransA, kTransB>;
 
   extern __shared__ __align__(16) float smem[];
-  float* As = smem;                          // (kStages, KTB, LDA_S): op(A) slice, k-major
-  float* Bs = smem + kStages * KTB * LDA_S;  // (kStages, KTB, LDB_S): op(B) slice, k-major
+  float* As = smem;                     // (2 stages, KTB, LDA_S): op(A) slice, k-major
+  float* Bs = smem + 2 * KTB * LDA_S;   // (2 stages, KTB, LDB_S): op(B) slice, k-major
 
   int tm, tn;
   tile_coords(p.tiles_m, p.tiles_n, tm, tn);
@@ -193,212 +158,136 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   const int frag_row0 = warp_m * MW + lane_m * 4;
   const int frag_col0 = warp_n * NW + lane_n * 4;
   constexpr int kFragRowStride = MW / kFragM, kFragColStride = NW / kFragN;
-  const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
-  const FragmentMap fmap{frag_row0, frag_col0, kFragRowStride, kFragColStride};
-  const TileSpan span{m0, n0, k_begin, k_end, rows_left, cols_left};
 
   const float alpha = read_scalar(p.alpha);
-  float acc[MT][NT];                     // (MT, NT) this thread's C fragment
-  constexpr int kCk = kFt ? Ft::kItems : 1;
-  float ck[kCk];                         // FT: checksums of this thread's tile lines
-  // FT check on copies (see RegisterCopy); true: the tile must be computed again.
-  auto check_needs_recompute = [&](int64_t k_tiles, int attempt) {
-    if constexpr (kFt) {
-      RegisterCopy<MT, NT> copy(acc);
-      const LineCopy<kCk> ck_copy(ck);
-      const abft::Verdict v = Ft::check(copy.v, ck_copy.v, smem, p, fmap, span, k_tiles, attempt);
-      copy.copy_to(acc);
-      return v == abft::Verdict::kRecompute && p.ft.mode == abft::FtMode::kCorrect &&
-             attempt == 0;
-    } else {
-      return false;
-    }
-  };
+  float acc[MT][NT];  // (MT, NT) this thread's C fragment
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) acc[i][j] = 0.0f;
 
   // alpha = 0 (possible here only in device pointer mode) must not read A or B.
   const int64_t num_k_tiles = (alpha == 0.0f || k_end <= k_begin)
                                   ? 0
                                   : (k_end - k_begin + KTB - 1) / KTB;
-  // FT: a tile whose check cannot locate its fault is computed once more from scratch.
-  for (int attempt = 0;; ++attempt) {
-    bool recompute = false;
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-#pragma unroll
-      for (int j = 0; j < NT; ++j) acc[i][j] = 0.0f;
-#pragma unroll
-    for (int q = 0; q < kCk; ++q) ck[q] = 0.0f;
+  if (num_k_tiles > 0) {
+    // op(A)(i, kk) lives at A[i + kk*lda] (N) or A[kk + i*lda] (T).
+    TileLoader<MTB, KTB, Cfg::kThreads, LDA_S, !kTransA> a_loader(p.A, p.lda, m0, k_begin, tid);
+    // op(B)(kk, j) lives at B[kk + j*ldb] (N) or B[j + kk*ldb] (T).
+    TileLoader<NTB, KTB, Cfg::kThreads, LDB_S, kTransB> b_loader(p.B, p.ldb, n0, k_begin, tid);
 
-    if (num_k_tiles > 0) {
-      // op(A)(i, kk) lives at A[i + kk*lda] (N) or A[kk + i*lda] (T).
-      TileLoader<MTB, KTB, Cfg::kThreads, LDA_S, !kTransA> a_loader(p.A, p.lda, m0, k_begin, tid);
-      // op(B)(kk, j) lives at B[kk + j*ldb] (N) or B[j + kk*ldb] (T).
-      TileLoader<NTB, KTB, Cfg::kThreads, LDB_S, kTransB> b_loader(p.B, p.ldb, n0, k_begin, tid);
-
-      const int rows_left_a = rows_left, rows_left_b = cols_left;
-      // Slices of an interior tile that are whole in k load without bounds checks.
-      const bool interior = p.a_vec && p.b_vec && rows_left_a >= MTB && rows_left_b >= NTB;
-      const int64_t whole_k_tiles = (k_end - k_begin) / KTB;
-      auto load_slice = [&](int64_t kt) {
-        if (interior && kt < whole_k_tiles) {
-          a_loader.load_interior();
-          b_loader.load_interior();
-        } else {
-          const int k_left = clamp_to_int(k_end - (k_begin + kt * KTB));
-          a_loader.load(rows_left_a, k_left, p.a_vec);
-          b_loader.load(rows_left_b, k_left, p.b_vec);
-        }
-      };
-      load_slice(0);
-      a_loader.store(As);
-      b_loader.store(Bs);
-      __syncthreads();
-
-      constexpr int kBufs = Cfg::kFragBuffers;
-      float4 frag_a[kBufs][kFragM];  // (buffer, block): 4 rows of op(A) per float4
-      float4 frag_b[kBufs][kFragN];  // (buffer, block): 4 columns of op(B) per float4
-      if constexpr (kBufs == 2) {
-#pragma unroll
-        for (int f = 0; f < kFragM; ++f)
-          frag_a[0][f] = *reinterpret_cast<const float4*>(As + frag_row0 + f * kFragRowStride);
-#pragma unroll
-        for (int f = 0; f < kFragN; ++f)
-          frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
+    const int rows_left_a = clamp_to_int(p.m - m0), rows_left_b = clamp_to_int(p.n - n0);
+    // Slices of an interior tile that are whole in k load without bounds checks.
+    const bool interior = p.a_vec && p.b_vec && rows_left_a >= MTB && rows_left_b >= NTB;
+    const int64_t whole_k_tiles = (k_end - k_begin) / KTB;
+    auto load_slice = [&](int64_t kt) {
+      if (interior && kt < whole_k_tiles) {
+        a_loader.load_interior();
+        b_loader.load_interior();
+      } else {
+        const int k_left = clamp_to_int(k_end - (k_begin + kt * KTB));
+        a_loader.load(rows_left_a, k_left, p.a_vec);
+        b_loader.load(rows_left_b, k_left, p.b_vec);
       }
+    };
+    load_slice(0);
+    a_loader.store(As);
+    b_loader.store(Bs);
+    __syncthreads();
 
-      int stage = 0, prev_stage = kStages - 1;
-      bool update_due = false;  // FT: the previous slice is not yet in the checksums
-      // FT checks between chunks of verify_interval slices: a call inside the hot loop made
-      // the compiler wait for the next slice's global loads before the first FFMA (measured:
-      // +80% time). The plain kernel runs one chunk.
-      const int64_t chunk = kFt && p.ft.verify_interval > 0 ? p.ft.verify_interval : num_k_tiles;
-      for (int64_t kt = 0, chunk_end = min(chunk, num_k_tiles); kt < num_k_tiles;
-           chunk_end = min(chunk_end + chunk, num_k_tiles)) {
-        for (; kt < chunk_end; ++kt) {
-          const bool has_next = kt + 1 < num_k_tiles;
-          const int next_stage = stage + 1 == kStages ? 0 : stage + 1;
-          const float* As_cur = As + stage * KTB * LDA_S;
-          const float* Bs_cur = Bs + stage * KTB * LDB_S;
-          if (has_next) {
-            a_loader.advance(p.lda);
-            b_loader.advance(p.ldb);
-            load_slice(kt + 1);
-          }
-          if constexpr (kFt) {
-            // This slice's operand sums; the previous slice's checksum update (its stage is
-            // rewritten only at the end of the next iteration).
-            Ft::encode(smem, As_cur, Bs_cur, stage);
-            if (update_due)
-              Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                         prev_stage);
-            update_due = true;
-          }
-  #pragma unroll
-          for (int kk = 0; kk < KTB; ++kk) {
-            const int cur = kBufs == 2 ? (kk & 1) : 0, nxt = kBufs == 2 ? (cur ^ 1) : 0;
-            if constexpr (kBufs == 1) {
-              // One fragment buffer: this step's fragments, read just before use (the
-              // compiler hoists them as far as registers allow).
-  #pragma unroll
-              for (int f = 0; f < kFragM; ++f)
-                frag_a[0][f] = *reinterpret_cast<const float4*>(
-                    As_cur + kk * LDA_S + frag_row0 + f * kFragRowStride);
-  #pragma unroll
-              for (int f = 0; f < kFragN; ++f)
-                frag_b[0][f] = *reinterpret_cast<const float4*>(
-                    Bs_cur + kk * LDB_S + frag_col0 + f * kFragColStride);
-            } else if (kk + 1 < KTB) {
-  #pragma unroll
-              for (int f = 0; f < kFragM; ++f)
-                frag_a[nxt][f] = *reinterpret_cast<const float4*>(
-                    As_cur + (kk + 1) * LDA_S + frag_row0 + f * kFragRowStride);
-  #pragma unroll
-              for (int f = 0; f < kFragN; ++f)
-                frag_b[nxt][f] = *reinterpret_cast<const float4*>(
-                    Bs_cur + (kk + 1) * LDB_S + frag_col0 + f * kFragColStride);
-            } else if (has_next) {
-              // The next stage was last read before the previous barrier: refill it, then
-              // fetch the first fragments of the next slice while this one finishes.
-              float* As_nxt = As + next_stage * KTB * LDA_S;
-              float* Bs_nxt = Bs + next_stage * KTB * LDB_S;
-              a_loader.store(As_nxt);
-              b_loader.store(Bs_nxt);
-              __syncthreads();
-  #pragma unroll
-              for (int f = 0; f < kFragM; ++f)
-                frag_a[nxt][f] =
-                    *reinterpret_cast<const float4*>(As_nxt + frag_row0 + f * kFragRowStride);
-  #pragma unroll
-              for (int f = 0; f < kFragN; ++f)
-                frag_b[nxt][f] =
-                    *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
-            }
-  #pragma unroll
-            for (int fi = 0; fi < kFragM; ++fi) {
-              const float a[4] = {frag_a[cur][fi].x, frag_a[cur][fi].y, frag_a[cur][fi].z,
-                                  frag_a[cur][fi].w};
-  #pragma unroll
-              for (int fj = 0; fj < kFragN; ++fj) {
-                const float b[4] = {frag_b[cur][fj].x, frag_b[cur][fj].y, frag_b[cur][fj].z,
-                                    frag_b[cur][fj].w};
-  #pragma unroll
-                for (int i = 0; i < 4; ++i)
-  #pragma unroll
-                  for (int j = 0; j < 4; ++j)
-                    acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
-              }
-            }
-            if constexpr (kBufs == 1) {
-              if (kk == KTB - 1 && has_next) {
-                // The next stage was last read before the previous barrier.
-                a_loader.store(As + next_stage * KTB * LDA_S);
-                b_loader.store(Bs + next_stage * KTB * LDB_S);
-                __syncthreads();
-              }
-            }
-          }
-          if constexpr (kFt) {
-            if (p.ft.num_faults > 0 && attempt == 0) {
-              RegisterCopy<MT, NT> copy(acc);
-              LineCopy<kCk> ck_copy(ck);
-              Ft::inject(copy.v, ck_copy.v, p.ft, kt, num_k_tiles, fmap, span);
-              copy.copy_to(acc);
-              ck_copy.copy_to(ck);
-            }
-          }
-          prev_stage = stage;
-          stage = next_stage;
-        }
-        if constexpr (kFt) {
-          if (kt < num_k_tiles) {  // a chunk boundary: bring the checksums up to date, check
-            Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                       prev_stage);
-            update_due = false;
-            if (check_needs_recompute(kt, attempt)) {
-              recompute = true;
-              break;
-            }
-          }
-        }
-      }
-      if constexpr (kFt) {
-        if (!recompute) {
-          __syncthreads();  // the last slice's sums are written
-          Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                     prev_stage);
-          recompute = check_needs_recompute(num_k_tiles, attempt);
-        }
-      }
+    constexpr int kBufs = Cfg::kFragBuffers;
+    float4 frag_a[kBufs][kFragM];  // (buffer, block): 4 rows of op(A) per float4
+    float4 frag_b[kBufs][kFragN];  // (buffer, block): 4 columns of op(B) per float4
+    if constexpr (kBufs == 2) {
+#pragma unroll
+      for (int f = 0; f < kFragM; ++f)
+        frag_a[0][f] = *reinterpret_cast<const float4*>(As + frag_row0 + f * kFragRowStride);
+#pragma unroll
+      for (int f = 0; f < kFragN; ++f)
+        frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
     }
-    if (!recompute) break;
+
+    int stage = 0;
+    for (int64_t kt = 0; kt < num_k_tiles; ++kt) {
+      const bool has_next = kt + 1 < num_k_tiles;
+      if (has_next) {
+        a_loader.advance(p.lda);
+        b_loader.advance(p.ldb);
+        load_slice(kt + 1);
+      }
+      const float* As_cur = As + stage * KTB * LDA_S;
+      const float* Bs_cur = Bs + stage * KTB * LDB_S;
+#pragma unroll
+      for (int kk = 0; kk < KTB; ++kk) {
+        const int cur = kBufs == 2 ? (kk & 1) : 0, nxt = kBufs == 2 ? (cur ^ 1) : 0;
+        if constexpr (kBufs == 1) {
+          // One fragment buffer: this step's fragments, read just before use (the
+          // compiler hoists them as far as registers allow).
+#pragma unroll
+          for (int f = 0; f < kFragM; ++f)
+            frag_a[0][f] = *reinterpret_cast<const float4*>(
+                As_cur + kk * LDA_S + frag_row0 + f * kFragRowStride);
+#pragma unroll
+          for (int f = 0; f < kFragN; ++f)
+            frag_b[0][f] = *reinterpret_cast<const float4*>(
+                Bs_cur + kk * LDB_S + frag_col0 + f * kFragColStride);
+        } else if (kk + 1 < KTB) {
+#pragma unroll
+          for (int f = 0; f < kFragM; ++f)
+            frag_a[nxt][f] = *reinterpret_cast<const float4*>(
+                As_cur + (kk + 1) * LDA_S + frag_row0 + f * kFragRowStride);
+#pragma unroll
+          for (int f = 0; f < kFragN; ++f)
+            frag_b[nxt][f] = *reinterpret_cast<const float4*>(
+                Bs_cur + (kk + 1) * LDB_S + frag_col0 + f * kFragColStride);
+        } else if (has_next) {
+          // The other stage was last read before the previous barrier: refill it, then
+          // fetch the first fragments of the next slice while this one finishes.
+          float* As_nxt = As + (stage ^ 1) * KTB * LDA_S;
+          float* Bs_nxt = Bs + (stage ^ 1) * KTB * LDB_S;
+          a_loader.store(As_nxt);
+          b_loader.store(Bs_nxt);
+          __syncthreads();
+#pragma unroll
+          for (int f = 0; f < kFragM; ++f)
+            frag_a[nxt][f] =
+                *reinterpret_cast<const float4*>(As_nxt + frag_row0 + f * kFragRowStride);
+#pragma unroll
+          for (int f = 0; f < kFragN; ++f)
+            frag_b[nxt][f] =
+                *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
+        }
+#pragma unroll
+        for (int fi = 0; fi < kFragM; ++fi) {
+          const float a[4] = {frag_a[cur][fi].x, frag_a[cur][fi].y, frag_a[cur][fi].z,
+                              frag_a[cur][fi].w};
+#pragma unroll
+          for (int fj = 0; fj < kFragN; ++fj) {
+            const float b[4] = {frag_b[cur][fj].x, frag_b[cur][fj].y, frag_b[cur][fj].z,
+                                frag_b[cur][fj].w};
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+              for (int j = 0; j < 4; ++j)
+                acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
+          }
+        }
+        if constexpr (kBufs == 1) {
+          if (kk == KTB - 1 && has_next) {
+            // The other stage was last read before the previous barrier.
+            a_loader.store(As + (stage ^ 1) * KTB * LDA_S);
+            b_loader.store(Bs + (stage ^ 1) * KTB * LDB_S);
+            __syncthreads();
+          }
+        }
+      }
+      stage ^= 1;
+    }
   }
 
   // ---- epilogue ------------------------------------------------------------------------
-  if constexpr (kFt) {
-    const RegisterCopy<MT, NT> copy(acc);
-    Ft::epilogue(copy.v, smem, p, fmap, span, alpha, read_scalar(p.beta));
-    return;
-  }
+  // Tile-relative coordinates in 32 bits; one 64-bit base pointer per tile.
+  const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
   // D = scale * acc + beta * D over this thread's fragment of the column-major tile at D
   // (leading dimension ld), skipping elements outside the matrix; beta = 0 never reads D.
   // Columns of four rows go out as one float4 where `vec` allows and the rows exist.
@@ -446,23 +335,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     // beta = 0: C is never read (NaN already in C must not survive).
     store_fragment(p.C + m0 + n0 * p.ldc, p.ldc, p.c_vec, alpha, read_scalar(p.beta));
   }
-}
-
-// Launches one configuration for one transpose pair. Raises the dynamic shared-memory
-// limit once per instance when the tile needs more than the default 48 KB.
-template <class Cfg, bool kTransA, bool kTransB, bool kFt = false>
-cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
-  auto kernel = sgemm_simt_kernel<Cfg, kTransA, kTransB, kFt>;
-  constexpr int kSmemBytes = kFt ? FtBlock<Cfg, kTransA, kTransB>::kSmemBytes : Cfg::kSmemBytes;
-  if (kSmemBytes > 48 * 1024) {
-    static const cudaError_t attr = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-    if (attr != cudaSuccess) return attr;
-  }
-  const dim3 grid(static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n),
-                  static_cast<unsigned>(p.split_k));
-  kernel<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
-  return cudaGetLastError();
 }
 
 }  // namespace aegis::gemm::simt
