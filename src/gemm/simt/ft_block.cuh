@@ -109,38 +109,69 @@ struct FtBlock {
 
   // Encodes the slice in stage `stage`: warp w reduces sums w, w + kWarps, ... two at a time
   // (one shuffle exchange hands each half-warp one of the pair, then four steps finish both).
+  // Where there are as many warps as k steps, warp w takes exactly asum[w] and bsum[w]: no
+  // loop and no branch, so the compiler can interleave this work with the FFMAs around it.
   __device__ __forceinline__ static void encode(float* smem, const float* As_s, const float* Bs_s,
                                                 int stage) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float* out = sums(smem) + stage * kSums;
-    for (int q0 = warp; q0 < kSums; q0 += 2 * kWarps) {
-      const int q1 = q0 + kWarps;
-      const float x0 = sum_partial(As_s, Bs_s, q0, lane);
-      const float x1 = q1 < kSums ? sum_partial(As_s, Bs_s, q1, lane) : 0.0f;
+    auto reduce_pair = [&](float x0, float x1) {
       float keep = lane < 16 ? x0 : x1;
       const float send = lane < 16 ? x1 : x0;
       keep += __shfl_xor_sync(0xffffffffu, send, 16);
 #pragma unroll
       for (int off = 8; off > 0; off /= 2) keep += __shfl_xor_sync(0xffffffffu, keep, off);
-      if (lane == 0) out[q0] = keep;
-      if (lane == 16 && q1 < kSums) out[q1] = keep;
+      return keep;  // lane 0: the sum of x0, lane 16: the sum of x1
+    };
+    if constexpr (KTB == kWarps) {
+      const float keep = reduce_pair(row_partial<MTB>(As_s + warp * Cfg::kLdAs, lane),
+                                     row_partial<NTB>(Bs_s + warp * Cfg::kLdBs, lane));
+      if (lane == 0) out[warp] = keep;
+      if (lane == 16) out[KTB + warp] = keep;
+    } else {
+      for (int q0 = warp; q0 < kSums; q0 += 2 * kWarps) {
+        const int q1 = q0 + kWarps;
+        const float keep = reduce_pair(sum_partial(As_s, Bs_s, q0, lane),
+                                       q1 < kSums ? sum_partial(As_s, Bs_s, q1, lane) : 0.0f);
+        if (lane == 0) out[q0] = keep;
+        if (lane == 16 && q1 < kSums) out[q1] = keep;
+      }
     }
   }
 
-  // Adds the slice in stage `stage` (encoded in the previous iteration) to the checksums.
+  // Adds the slice in stage `stage` (encoded in the previous iteration) to the checksums when
+  // `apply` (computed either way and selected, so that no branch splits the FFMA stream; a
+  // stage not yet written holds garbage that the select discards). Items whose lines are all
+  // rows or all columns, which the unrolled loop knows at compile time, take no branch either.
   __device__ __forceinline__ static void update(float (&ck)[kItems], float* smem,
-                                                const float* As_s, const float* Bs_s, int stage) {
+                                                const float* As_s, const float* Bs_s, int stage,
+                                                bool apply) {
     const float* s = sums(smem) + stage * kSums;
+    auto row_sum = [&](int i, float c) {
+#pragma unroll
+      for (int k = 0; k < KTB; ++k) c = fmaf(As_s[k * Cfg::kLdAs + i], s[KTB + k], c);
+      return c;
+    };
+    auto col_sum = [&](int j, float c) {
+#pragma unroll
+      for (int k = 0; k < KTB; ++k) c = fmaf(s[k], Bs_s[k * Cfg::kLdBs + j], c);
+      return c;
+    };
 #pragma unroll
     for (int q = 0; q < kItems; ++q) {
       const int line = threadIdx.x + q * kThreads;
-      if (line < MTB) {
-#pragma unroll
-        for (int k = 0; k < KTB; ++k) ck[q] = fmaf(As_s[k * Cfg::kLdAs + line], s[KTB + k], ck[q]);
-      } else if (line < kLines) {
-        const int j = line - MTB;
-#pragma unroll
-        for (int k = 0; k < KTB; ++k) ck[q] = fmaf(s[k], Bs_s[k * Cfg::kLdBs + j], ck[q]);
+      if ((q + 1) * kThreads <= MTB) {  // all rows
+        const float c = row_sum(line, ck[q]);
+        ck[q] = apply ? c : ck[q];
+      } else if (q * kThreads >= MTB) {  // columns, past the last one for some threads
+        const bool valid = line < kLines;
+        const float c = col_sum(valid ? line - MTB : 0, ck[q]);
+        ck[q] = apply && valid ? c : ck[q];
+      } else if (apply) {  // rows and columns in one item (warp-uniform: MTB % 32 == 0)
+        if (line < MTB)
+          ck[q] = row_sum(line, ck[q]);
+        else if (line < kLines)
+          ck[q] = col_sum(line - MTB, ck[q]);
       }
     }
   }

@@ -159,13 +159,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
             b_loader.advance(p.ldb);
             load_slice(kt + 1);
           }
-          // This slice's operand sums; the previous slice's checksum update (its stage is
-          // rewritten only at the end of the next iteration).
-          Ft::encode(smem, As_cur, Bs_cur, stage);
-          if (update_due)
-            Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                       prev_stage);
-          update_due = true;
 #pragma unroll
           for (int kk = 0; kk < KTB; ++kk) {
             const int cur = kBufs == 2 ? (kk & 1) : 0, nxt = kBufs == 2 ? (cur ^ 1) : 0;
@@ -221,6 +214,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
                     acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
               }
             }
+            if (kk == 0) {
+              // This slice's operand sums and the previous slice's checksum update (its
+              // stage is rewritten only at the end of the next iteration), after the first
+              // step's FFMAs and without branches, so that they share the FFMA stream.
+              Ft::encode(smem, As_cur, Bs_cur, stage);
+              Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
+                         prev_stage, update_due);
+              update_due = true;
+            }
             if constexpr (kBufs == 1) {
               if (kk == KTB - 1 && has_next) {
                 // The next stage was last read before the previous barrier.
@@ -242,7 +244,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         }
         if (kt < num_k_tiles) {  // a chunk boundary: bring the checksums up to date, check
           Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                     prev_stage);
+                     prev_stage, true);
           update_due = false;
           if (check_needs_recompute(kt, attempt)) {
             recompute = true;
@@ -253,7 +255,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       if (!recompute) {
         __syncthreads();  // the last slice's sums are written
         Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                   prev_stage);
+                   prev_stage, true);
         recompute = check_needs_recompute(num_k_tiles, attempt);
       }
     }
