@@ -33,7 +33,8 @@ struct SgemmPlan {
   int64_t k_per_split;
 };
 
-// Chooses the kernel for an SGEMM on this handle (tuning table or the handle's override).
+// Chooses the kernel for an SGEMM on this handle (tuning table or the handle's override;
+// with an FT mode set, the table's FT rows and no split-K).
 SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k);
 
 // Runs C = alpha op(A) op(B) + beta C (arguments already checked, m, n, k > 0).
