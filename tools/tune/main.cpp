@@ -13,10 +13,12 @@ namespace {
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: aegis-tune sgemm [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
+               "usage: aegis-tune sgemm [--out FILE.inc] [--json FILE] [--reps N] [--seed S] [--ft]\n"
                "  Times every compiled SGEMM configuration with each split-K limit on\n"
                "  representative shapes of each shape class and writes the winning rows.\n"
-               "  Commit the table as src/dispatch/tuning/sgemm_<gpu>.inc.\n"
+               "  Commit the table as src/dispatch/tuning/sgemm_<gpu>.inc. With --ft, times\n"
+               "  the fault-tolerant instances (FT CORRECT, no split-K) for the FT rows,\n"
+               "  committed as src/dispatch/tuning/sgemm_ft_<gpu>.inc.\n"
                "usage: aegis-tune blas2 [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
                "                        [--precisions sdcz]\n"
                "  Times every level-2 configuration with each Y split per routine and size\n"
@@ -26,7 +28,7 @@ void usage(std::FILE* to) {
 // Parses the options after the routine name into opt (and --precisions into *precisions
 // where the routine takes it). Returns -1 to go on, or the exit status to stop with.
 int parse_options(int argc, char** argv, aegis::tune::TuneOptions& opt,
-                  std::string* precisions) {
+                  std::string* precisions, bool accepts_ft) {
   for (int i = 0; i < argc; ++i) opt.command += (i ? " " : "") + std::string(argv[i]);
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -38,6 +40,8 @@ int parse_options(int argc, char** argv, aegis::tune::TuneOptions& opt,
       opt.out_path = argv[++i];
     } else if (arg == "--json" && has_value) {
       opt.json_path = argv[++i];
+    } else if (arg == "--ft" && accepts_ft) {
+      opt.ft = true;
     } else if (arg == "--precisions" && has_value && precisions) {
       *precisions = argv[++i];
     } else if (arg == "--reps" && has_value) {
@@ -67,12 +71,12 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(argv[1], "blas2")) {
     aegis::tune::Blas2TuneOptions opt;
-    const int status = parse_options(argc, argv, opt, &opt.precisions);
+    const int status = parse_options(argc, argv, opt, &opt.precisions, false);
     return status >= 0 ? status : aegis::tune::run_blas2_tuner(opt);
   }
   if (!std::strcmp(argv[1], "sgemm")) {
     aegis::tune::TuneOptions opt;
-    const int status = parse_options(argc, argv, opt, nullptr);
+    const int status = parse_options(argc, argv, opt, nullptr, true);
     return status >= 0 ? status : aegis::tune::run_sgemm_tuner(opt);
   }
   std::fprintf(stderr, "aegis-tune: unknown routine '%s'\n", argv[1]);

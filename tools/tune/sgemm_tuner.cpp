@@ -4,7 +4,9 @@
 // A candidate is a tuning row (configuration, split-K limit); it is timed through the
 // public API with aegisSetSgemmOverride, so the tuner measures exactly what dispatch will
 // run. Per class the winner has the smallest geometric mean of time / best time over the
-// class's shapes: no single shape decides a row.
+// class's shapes: no single shape decides a row. With --ft the handle runs in FT CORRECT
+// mode, so the FT instances are timed (split-K never applies) and the rows written are the
+// FT rows dispatch reads when a fault-tolerance mode is set.
 #include "sgemm_tuner.h"
 
 #include <algorithm>
@@ -124,10 +126,12 @@ int run_sgemm_tuner(const TuneOptions& opt) {
   cudaStream_t stream = nullptr;
   AEGIS_BENCH_CHECK_CUDA(cudaStreamCreate(&stream));
   AEGIS_BENCH_CHECK_AEGIS(h, aegisSetStream(h, stream));
+  if (opt.ft) AEGIS_BENCH_CHECK_AEGIS(h, aegisSetFtMode(h, AEGIS_FT_CORRECT));
 
   std::vector<Candidate> candidates;
   for (int i = 0; i < aegisSgemmConfigCount(); ++i)
-    for (int s : kSplitLimits) candidates.push_back({aegisSgemmConfigName(i), s});
+    for (int s : kSplitLimits)
+      if (!opt.ft || s == 1) candidates.push_back({aegisSgemmConfigName(i), s});
 
   bench::TimingPlan plan;
   plan.warmup_runs = 2;
@@ -137,7 +141,7 @@ int run_sgemm_tuner(const TuneOptions& opt) {
   bench::JsonWriter json;
   json.begin_object()
       .field("tool", "aegis-tune")
-      .field("subcommand", "sgemm")
+      .field("subcommand", opt.ft ? "sgemm --ft" : "sgemm")
       .field("command", opt.command)
       .field("date", bench::utc_timestamp())
       .key("device")
@@ -225,11 +229,12 @@ int run_sgemm_tuner(const TuneOptions& opt) {
       return 1;
     }
     std::fprintf(f,
-                 "// SGEMM tuning table for %s (%d SMs), written by aegis-tune on %s; do not edit.\n"
+                 "// %s tuning table for %s (%d SMs), written by aegis-tune on %s; do not edit.\n"
                  "//   %s\n"
-                 "// Row: {shape class, configuration, split-K limit}\n%s",
-                 dev.name.c_str(), dev.sm_count, bench::utc_timestamp().c_str(), opt.command.c_str(),
-                 rows.c_str());
+                 "// Row: {shape class, configuration, %s}\n%s",
+                 opt.ft ? "Fault-tolerant SGEMM" : "SGEMM", dev.name.c_str(), dev.sm_count,
+                 bench::utc_timestamp().c_str(), opt.command.c_str(),
+                 opt.ft ? "unused (FT never splits K)" : "split-K limit", rows.c_str());
     std::fclose(f);
   }
   if (!opt.json_path.empty() && !json.save(opt.json_path)) {

@@ -12,6 +12,7 @@ struct TuneOptions {
   int reps = 10;          // timed runs per candidate and size (median taken)
   uint64_t seed = 1;
   std::string command;    // the command line, recorded in the outputs
+  bool ft = false;        // sgemm only: tune the fault-tolerant (FT CORRECT) rows
 };
 
 }  // namespace aegis::tune
