@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <cuComplex.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #if defined(_WIN32)
@@ -223,6 +224,53 @@ AEGIS_API aegisStatus_t aegisSgemm(aegisHandle_t handle, aegisOperation_t transa
                                    const float* B, int64_t ldb, const float* beta, float* C,
                                    int64_t ldc);
 
+/* Element types of the mixed-precision GEMM (aegisGemmEx). */
+typedef enum {
+  AEGIS_R_16F = 0,  /* IEEE binary16 (__half) */
+  AEGIS_R_16BF = 1, /* bfloat16 (__nv_bfloat16) */
+  AEGIS_R_32F = 2   /* IEEE binary32 (float) */
+} aegisDataType_t;
+
+/* Accumulation type of aegisGemmEx: products are summed in FP32 and alpha/beta applied in
+ * FP32 (the only type this build provides). */
+typedef enum {
+  AEGIS_COMPUTE_32F = 0
+} aegisComputeType_t;
+
+/* A half-precision scalar as the C API sees it: __half in C++, its raw bits in C
+ * (same size and alignment). */
+#ifdef __cplusplus
+typedef __half aegisHalf_t;
+#else
+typedef __half_raw aegisHalf_t;
+#endif
+
+/* D = alpha * op(A) * op(B) + beta * C on the tensor cores, written over C: A and B are both
+ * AEGIS_R_16F or both AEGIS_R_16BF, C is AEGIS_R_16F, AEGIS_R_16BF or AEGIS_R_32F; products
+ * are accumulated in FP32 and alpha, beta (float, host or device per the pointer mode) are
+ * applied in FP32 before the one rounding to C's type. cuBLAS argument order (cublasGemmEx
+ * without the algorithm): 1 transa 2 transb 3 m 4 n 5 k 6 alpha 7 A 8 Atype 9 lda 10 B
+ * 11 Btype 12 ldb 13 beta 14 C 15 Ctype 16 ldc 17 computeType. Any m, n, k, ld and pointer
+ * alignment work; on Hopper, 16-byte aligned A and B with lda, ldb multiples of 8 take the
+ * TMA + wgmma path, anything else a slower mma.sync path. beta = 0 never reads C. */
+AEGIS_API aegisStatus_t aegisGemmEx(aegisHandle_t handle, aegisOperation_t transa,
+                                    aegisOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                    const float* alpha, const void* A, aegisDataType_t Atype,
+                                    int64_t lda, const void* B, aegisDataType_t Btype,
+                                    int64_t ldb, const float* beta, void* C,
+                                    aegisDataType_t Ctype, int64_t ldc,
+                                    aegisComputeType_t computeType);
+
+/* aegisGemmEx with FP16 A, B and C and half-precision alpha, beta (host or device per the
+ * pointer mode). Unlike cublasHgemm the sum is accumulated in FP32. Parameters as
+ * aegisSgemm: 1 transa 2 transb 3 m 4 n 5 k 6 alpha 7 A 8 lda 9 B 10 ldb 11 beta 12 C
+ * 13 ldc. */
+AEGIS_API aegisStatus_t aegisHgemm(aegisHandle_t handle, aegisOperation_t transa,
+                                   aegisOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                   const aegisHalf_t* alpha, const aegisHalf_t* A, int64_t lda,
+                                   const aegisHalf_t* B, int64_t ldb, const aegisHalf_t* beta,
+                                   aegisHalf_t* C, int64_t ldc);
+
 /* ---- level 2 ---------------------------------------------------------------------------- */
 /* y = alpha * op(A) * x + beta * y, A m x n, reference-BLAS semantics: incx and incy may be
  * negative (the vector then starts at its last element in memory), beta = 0 never reads y.
@@ -348,6 +396,18 @@ AEGIS_API aegisStatus_t aegisSetSgemmOverride(aegisHandle_t handle, const char* 
  * nothing (a quick return or an error). */
 AEGIS_API aegisStatus_t aegisGetLastSgemmChoice(aegisHandle_t handle, const char** config,
                                                 int* split_k);
+/* Tensor-core GEMM kernels (aegisGemmEx, aegisHgemm) built into this library, by index (NULL
+ * past the end), e.g. "gemm_sm90_128x256x64_s4" or "gemm_sm80_mma_sync". */
+AEGIS_API int aegisGemmExConfigCount(void);
+AEGIS_API const char* aegisGemmExConfigName(int index);
+/* Makes every following aegisGemmEx / aegisHgemm on this handle use the named kernel where
+ * it can run the call (a TMA kernel needs 16-byte aligned A, B and lda, ldb multiples of 8
+ * elements; where it cannot, dispatch falls back as without the override). config = NULL
+ * clears the override. An unknown name gives AEGIS_STATUS_INVALID_VALUE. */
+AEGIS_API aegisStatus_t aegisSetGemmExOverride(aegisHandle_t handle, const char* config);
+/* Kernel used by the last aegisGemmEx / aegisHgemm on this handle ("" if that call
+ * launched no product: a quick return, C = beta * C only, or an error). */
+AEGIS_API aegisStatus_t aegisGetLastGemmExChoice(aegisHandle_t handle, const char** config);
 /* Level-2 kernel configurations built into this library, by index (NULL past the end),
  * e.g. "sgemv_t_nb128_q4". */
 AEGIS_API int aegisBlas2ConfigCount(void);

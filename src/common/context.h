@@ -43,6 +43,11 @@ struct aegisContext {
   std::string last_sgemm_kernel;
   int last_sgemm_split = 0;
 
+  // Tensor-core GEMM (aegisGemmEx / aegisHgemm): the tuner's or a test's kernel override
+  // (empty: none) and the kernel the last call launched.
+  std::string gemm_ex_override_config;
+  std::string last_gemm_ex_kernel;
+
   // Level 2: how split sums are combined, per-panel arrival counters of the deterministic
   // reduction (zeroed at creation; every kernel that uses them leaves them zero), a
   // stream-ordered scratch buffer for partial sums that do not fit the workspace, the

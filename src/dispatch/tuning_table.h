@@ -13,6 +13,13 @@ struct SgemmTuningRow {
   int max_split;       // split-K limit for shapes whose grid does not fill the GPU
 };
 
+// Tensor-core GEMM (aegisGemmEx / aegisHgemm) row: the kernel for a shape class when the
+// call's operands allow it (dispatch falls back to the mma.sync kernel otherwise).
+struct GemmExTuningRow {
+  aegisShapeClass_t shape_class;
+  const char* config;  // an instance name from src/gemm/tc/tc_registry.cpp
+};
+
 struct TuningTable {
   const char* name;          // "h200", "default"
   const char* device_match;  // substring of cudaDeviceProp::name ("" matches any device)
@@ -22,6 +29,9 @@ struct TuningTable {
   // plain rows serve FT too.
   const SgemmTuningRow* sgemm_ft_rows;
   int sgemm_ft_row_count;
+  // Tensor-core GEMM rows; nullptr: the mma.sync fallback serves every shape.
+  const GemmExTuningRow* gemm_ex_rows;
+  int gemm_ex_row_count;
 };
 
 // The first table whose device_match occurs in device_name; the default table otherwise.
@@ -31,5 +41,8 @@ const TuningTable* find_tuning_table(const char* device_name);
 const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class);
 // The same for fault-tolerant SGEMM.
 const SgemmTuningRow& sgemm_ft_row(const TuningTable& table, aegisShapeClass_t shape_class);
+
+// The tensor-core GEMM row for shape_class (nullptr when the table has none).
+const GemmExTuningRow* gemm_ex_row(const TuningTable& table, aegisShapeClass_t shape_class);
 
 }  // namespace aegis::dispatch

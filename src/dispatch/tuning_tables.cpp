@@ -12,6 +12,9 @@ const SgemmTuningRow kH200Sgemm[] = {
 const SgemmTuningRow kH200SgemmFt[] = {
 #include "dispatch/tuning/sgemm_ft_h200.inc"
 };
+const GemmExTuningRow kH200GemmEx[] = {
+#include "dispatch/tuning/gemm_ex_h200.inc"
+};
 
 // For GPUs without a table of their own: configurations that are reasonable everywhere.
 const SgemmTuningRow kDefaultSgemm[] = {
@@ -23,14 +26,15 @@ const SgemmTuningRow kDefaultSgemm[] = {
     {AEGIS_SHAPE_WIDE, "sgemm_simt_64x128x8_w32x64_t8x8", 8},
 };
 
-template <size_t N>
-constexpr int count(const SgemmTuningRow (&)[N]) {
+template <typename Row, size_t N>
+constexpr int count(const Row (&)[N]) {
   return static_cast<int>(N);
 }
 
 const TuningTable kTables[] = {
-    {"h200", "H200", kH200Sgemm, count(kH200Sgemm), kH200SgemmFt, count(kH200SgemmFt)},
-    {"default", "", kDefaultSgemm, count(kDefaultSgemm), nullptr, 0},
+    {"h200", "H200", kH200Sgemm, count(kH200Sgemm), kH200SgemmFt, count(kH200SgemmFt),
+     kH200GemmEx, count(kH200GemmEx)},
+    {"default", "", kDefaultSgemm, count(kDefaultSgemm), nullptr, 0, nullptr, 0},
 };
 
 const SgemmTuningRow& find_row(const SgemmTuningRow* rows, int count,
@@ -55,6 +59,12 @@ const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shap
 const SgemmTuningRow& sgemm_ft_row(const TuningTable& table, aegisShapeClass_t shape_class) {
   if (!table.sgemm_ft_rows) return sgemm_row(table, shape_class);
   return find_row(table.sgemm_ft_rows, table.sgemm_ft_row_count, shape_class);
+}
+
+const GemmExTuningRow* gemm_ex_row(const TuningTable& table, aegisShapeClass_t shape_class) {
+  for (int i = 0; i < table.gemm_ex_row_count; ++i)
+    if (table.gemm_ex_rows[i].shape_class == shape_class) return &table.gemm_ex_rows[i];
+  return nullptr;
 }
 
 }  // namespace aegis::dispatch

@@ -1,0 +1,32 @@
+// Compile-time configuration of the Hopper tensor-core GEMM kernel.
+#pragma once
+
+namespace aegis::gemm::sm90 {
+
+// Thread block tile 128 x kBN x 64. Three warpgroups: warpgroup 0 produces (one thread
+// issues the TMA copies), warpgroups 1 and 2 consume, each computing 64 rows x kBN columns
+// with wgmma m64nBNk16.
+template <int BN, int Stages, int Stagger, bool EagerRefill>
+struct Sm90Config {
+  static constexpr int kBM = 128;
+  static constexpr int kBN = BN;
+  static constexpr int kBK = 64;  // one 128-byte swizzle row of 16-bit elements
+  static constexpr int kStages = Stages;
+  // StaggerU: the CTA working on tile t starts its K loop at k-tile (t % kStagger) and wraps.
+  static constexpr int kStagger = Stagger;
+  // true: a stage is released to the producer as soon as the wgmmas reading it retire;
+  // false: stages are released in halves of the pipeline.
+  static constexpr bool kEagerRefill = EagerRefill;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kStageBytesA = kBM * kBK * 2;
+  static constexpr int kStageBytesB = kBN * kBK * 2;
+  static constexpr int kStageBytes = kStageBytesA + kStageBytesB;
+  // Stages, then the full/empty mbarriers; +1024 to align the stages to the 128-byte
+  // swizzle's 1024-byte pattern.
+  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+  static_assert(BN == 128 || BN == 256, "wgmma tiles of 128 or 256 columns");
+  static_assert(EagerRefill || Stages % 2 == 0, "lazy refill releases halves of the pipeline");
+};
+
+}  // namespace aegis::gemm::sm90

@@ -1,0 +1,1 @@
+// Placeholder until the TMA descriptors land.
