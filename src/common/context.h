@@ -44,9 +44,10 @@ struct aegisContext {
   int last_sgemm_split = 0;
 
   // Tensor-core GEMM (aegisGemmEx / aegisHgemm): the tuner's or a test's kernel override
-  // (empty: none) and the kernel the last call launched.
+  // (empty: none) and the kernel and split-K factor the last call launched.
   std::string gemm_ex_override_config;
   std::string last_gemm_ex_kernel;
+  int last_gemm_ex_split = 0;
 
   // Level 2: how split sums are combined, per-panel arrival counters of the deterministic
   // reduction (zeroed at creation; every kernel that uses them leaves them zero), a

@@ -5,10 +5,15 @@
 #include "dispatch/gemm_dispatch.h"
 #include "dispatch/tuning_table.h"
 #include "gemm/tc/scale_c.h"
+#include "gemm/tc/splitk_reduce.h"
 
 namespace aegis::dispatch {
 
 namespace {
+
+// k-tile of the split-K kernels (sm90: 64) and the most slices dispatch makes.
+constexpr int kTcKTile = 64;
+constexpr int kTcMaxSplit = 16;
 
 bool runs_here(const aegisContext& h, const gemm::tc::TcInstance& inst,
                const gemm::tc::TcGemmParams& p) {
@@ -38,6 +43,10 @@ const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h,
 aegisStatus_t run_gemm_ex(aegisContext* h, const gemm::tc::TcGemmParams& p,
                           const char* routine) {
   h->last_gemm_ex_kernel.clear();
+  h->last_gemm_ex_split = 0;
+  // A handle made for host-only tests has no device to launch on.
+  if (h->device < 0)
+    return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, routine, "the handle has no device");
   const bool alpha_zero = !p.alpha.device_ptr && p.alpha.value == 0.0f;
   if (p.k == 0 || alpha_zero) {
     return detail::from_cuda(h, routine, gemm::tc::launch_scale_c(p, h->stream));
@@ -47,9 +56,23 @@ aegisStatus_t run_gemm_ex(aegisContext* h, const gemm::tc::TcGemmParams& p,
     return detail::fail(h, AEGIS_STATUS_ARCH_MISMATCH, routine,
                         "tensor-core GEMM needs compute capability 8.0 or newer (device has %d.%d)",
                         h->cc_major, h->cc_minor);
-  const aegisStatus_t status = detail::from_cuda(h, routine, inst->launch(p, h->stream));
+  gemm::tc::TcGemmParams run = p;
+  run.split_k = 1;
+  if (inst->needs.split_k) {
+    // As for SGEMM: split K only while the tiles leave most SMs idle (one CTA per SM).
+    run.split_k = choose_split_k(p.m, p.n, p.k, inst->tile_m, inst->tile_n, kTcKTile,
+                                 kTcMaxSplit, h->sm_count, h->workspace_bytes());
+    if (run.split_k > 1) {
+      run.k_per_split = k_per_split(p.k, run.split_k, kTcKTile);
+      run.partial = static_cast<float*>(h->workspace());
+    }
+  }
+  cudaError_t err = inst->launch(run, h->stream);
+  if (err == cudaSuccess && run.split_k > 1) err = gemm::tc::launch_splitk_reduce(run, h->stream);
+  const aegisStatus_t status = detail::from_cuda(h, routine, err);
   if (status != AEGIS_STATUS_SUCCESS) return status;
   h->last_gemm_ex_kernel = inst->name;
+  h->last_gemm_ex_split = run.split_k;
   return AEGIS_STATUS_SUCCESS;
 }
 

@@ -1,10 +1,84 @@
-// Placeholder until the kernel lands (being written now).
+// Host launcher of the sm90 GEMM kernel for one configuration and operand type: TMA
+// descriptors for A and B, a persistent grid of at most one CTA per SM (in clusters of
+// kClusterM), and the kernel instance for the call's transpose pair.
 #pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "gemm/sm90/sm90_kernel.cuh"
 #include "gemm/sm90/sm90_launch.h"
+#include "gemm/sm90/tensor_map.h"
 
 namespace aegis::gemm::sm90 {
+
+// Streaming multiprocessors of the current device (cached per device).
+int current_sm_count();
+
 template <typename Cfg, typename AB>
-cudaError_t launch_sm90_typed(const tc::TcGemmParams&, cudaStream_t) {
-  return cudaErrorNotSupported;
+cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
+  using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const Sm90KernelArgs);
+  const uint64_t m = static_cast<uint64_t>(p.m), n = static_cast<uint64_t>(p.n),
+                 k = static_cast<uint64_t>(p.k);
+  const tc::DType type = p.ab_type;
+  CUtensorMap map_a, map_b;
+  // K-major operands come as one box of 64 k x (tile rows); M/N-major ones as 64 x 64 boxes.
+  const bool ok_a =
+      p.trans_a ? encode_operand_map(&map_a, type, p.A, k, m, p.lda * 2, Cfg::kBK, Cfg::kBM)
+                : encode_operand_map(&map_a, type, p.A, m, k, p.lda * 2, 64, Cfg::kBK);
+  const bool ok_b =
+      p.trans_b ? encode_operand_map(&map_b, type, p.B, n, k, p.ldb * 2, 64, Cfg::kBK)
+                : encode_operand_map(&map_b, type, p.B, k, n, p.ldb * 2, Cfg::kBK,
+                                     Cfg::kBN / Cfg::kClusterM);
+  if (!ok_a || !ok_b) return cudaErrorInvalidValue;
+
+  Sm90KernelArgs args{};
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.C = p.C;
+  args.ldc = p.ldc;
+  args.c_type = p.c_type;
+  args.alpha = p.alpha;
+  args.beta = p.beta;
+  args.tiles_m = static_cast<int>((p.m + Cfg::kBM - 1) / Cfg::kBM);
+  args.tiles_n = static_cast<int>((p.n + Cfg::kBN - 1) / Cfg::kBN);
+  args.k_tiles = static_cast<int>((p.k + Cfg::kBK - 1) / Cfg::kBK);
+  args.split_k = p.split_k > 1 ? p.split_k : 1;
+  args.k_tiles_per_split =
+      args.split_k > 1 ? static_cast<int>(p.k_per_split / Cfg::kBK) : args.k_tiles;
+  args.partial = p.partial;
+  args.partial_vec = reinterpret_cast<uintptr_t>(p.partial) % 16 == 0 && p.m % 4 == 0;
+  const int64_t c_bytes = static_cast<int64_t>(tc::dtype_bytes(p.c_type));
+  args.c_vec = reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * c_bytes) % 16 == 0;
+
+  KernelFn kernel = p.trans_a ? (p.trans_b ? gemm_sm90_kernel<Cfg, AB, true, true>
+                                           : gemm_sm90_kernel<Cfg, AB, true, false>)
+                              : (p.trans_b ? gemm_sm90_kernel<Cfg, AB, false, true>
+                                           : gemm_sm90_kernel<Cfg, AB, false, false>);
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Cfg::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  // Persistent grid: at most one CTA per SM, whole clusters only.
+  const int64_t units = static_cast<int64_t>((args.tiles_m + Cfg::kClusterM - 1) /
+                                             Cfg::kClusterM) *
+                        args.tiles_n * args.split_k;
+  const int64_t clusters =
+      std::max<int64_t>(1, std::min<int64_t>(units, current_sm_count() / Cfg::kClusterM));
+
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
+  config.blockDim = dim3(Cfg::kThreads);
+  config.dynamicSmemBytes = Cfg::kSmemBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = Cfg::kClusterM;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, args);
 }
+
 }  // namespace aegis::gemm::sm90

@@ -34,6 +34,12 @@ struct TcGemmParams {
   void* C;
   int64_t ldc;
   TcScalar alpha, beta;
+  // Split-K (set by dispatch for kernels that support it): split_k slices of k_per_split
+  // elements (a multiple of the kernel's k-tile) write unscaled FP32 partial sums to
+  // partial[slice * m * n + i + j * m]; launch_splitk_reduce then forms C.
+  int split_k = 1;
+  int64_t k_per_split = 0;
+  float* partial = nullptr;
 };
 
 // Launcher of one kernel family or instance; returns the launch error (no synchronization).
@@ -41,8 +47,9 @@ using TcLaunchFn = cudaError_t (*)(const TcGemmParams&, cudaStream_t);
 
 // What a kernel needs from a call before it can run it.
 struct TcRequirements {
-  int min_cc_major;     // lowest compute capability major (8: sm_80+, 9: Hopper only)
-  bool tma_operands;    // A, B 16-byte aligned and lda, ldb * element size multiples of 16
+  int min_cc_major;   // lowest compute capability major (8: sm_80+, 9: Hopper only)
+  bool tma_operands;  // A, B 16-byte aligned and lda, ldb * element size multiples of 16
+  bool split_k;       // honours TcGemmParams::split_k (else dispatch never splits for it)
 };
 
 }  // namespace aegis::gemm::tc

@@ -11,19 +11,19 @@ namespace aegis::gemm::tc {
 namespace {
 
 // sm90_registry.inc is written by CMake: one
-// AEGIS_SM90_INSTANCE(name, BN, STAGES, STAGGER, EAGER) per row of
+// AEGIS_SM90_INSTANCE(name, BN, STAGES, STAGGER, EAGER, STAGED, CLUSTER) per row of
 // src/gemm/sm90/instances/sm90_configs.def (whose kernels the generated .cu files compile).
-#define AEGIS_SM90_INSTANCE(symbol, bn, stages, stagger, eager)                             \
+#define AEGIS_SM90_INSTANCE(symbol, bn, stages, stagger, eager, staged, cluster)            \
   const TcInstance symbol = {#symbol,                                                       \
-                             sm90::launch_sm90<sm90::Sm90Config<bn, stages, stagger, eager>>, \
-                             {9, true}, 128, bn};
+                             sm90::launch_sm90<sm90::Sm90Config<bn, stages, stagger, eager, staged, cluster>>, \
+                             {9, true, true}, 128, bn};
 #include "sm90_registry.inc"
 #undef AEGIS_SM90_INSTANCE
 
-const TcInstance kMmaSync = {"gemm_sm80_mma_sync", sm80::launch_gemm_mma_sync, {8, false}, 128,
+const TcInstance kMmaSync = {"gemm_sm80_mma_sync", sm80::launch_gemm_mma_sync, {8, false, false}, 128,
                              128};
 
-#define AEGIS_SM90_INSTANCE(symbol, bn, stages, stagger, eager) &symbol,
+#define AEGIS_SM90_INSTANCE(symbol, bn, stages, stagger, eager, staged, cluster) &symbol,
 const TcInstance* const kInstances[] = {
 #include "sm90_registry.inc"
     &kMmaSync,
@@ -50,6 +50,9 @@ const TcInstance* tc_fallback_instance() { return &kMmaSync; }
 
 bool tc_can_run(const TcInstance& inst, const TcGemmParams& p) {
   if (!inst.needs.tma_operands) return true;
+  // TMA coordinates are 32-bit signed; keep every tile coordinate representable.
+  constexpr int64_t kMaxTmaExtent = (int64_t{1} << 31) - 1024;
+  if (p.m > kMaxTmaExtent || p.n > kMaxTmaExtent || p.k > kMaxTmaExtent) return false;
   // A TMA descriptor needs a 16-byte aligned base and strides that are multiples of 16 bytes.
   const int64_t elem = static_cast<int64_t>(dtype_bytes(p.ab_type));
   return aligned16(p.A) && aligned16(p.B) && (p.lda * elem) % 16 == 0 &&

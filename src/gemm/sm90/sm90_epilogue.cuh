@@ -1,0 +1,170 @@
+// Epilogue of the sm90 GEMM: C = alpha * acc + beta * C for one consumer warpgroup's 64 x BN
+// accumulators, rounded once to C's type.
+//
+// The wgmma accumulator layout gives each thread pairs of neighbouring columns, so storing
+// straight from registers writes 16-32 byte pieces of eight columns per warp instruction.
+// The staged version instead passes the tile through shared memory 32 columns at a time
+// (padded so both the fragment writes and the column reads are free of bank conflicts) and
+// then reads and writes C down its columns, four rows per thread, with 8- or 16-byte
+// accesses where C's alignment allows. beta = 0 never reads C; alpha = 0 ignores the
+// product (device pointer mode reaches the kernel with it, and A, B may then hold anything).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "gemm/sm90/sm90_primitives.cuh"
+
+namespace aegis::gemm::sm90 {
+
+// Columns per staging round, and the padded column stride (floats) of the staging buffer:
+// 68 = 64 rows + 4 puts the four column pairs of a fragment store in different banks and
+// keeps 16-byte alignment for the column reads.
+constexpr int kStageCols = 32;
+constexpr int kStageStride = 68;
+constexpr int kEpilogueSmemFloats = kStageCols * kStageStride;
+
+__device__ __forceinline__ float scale(float acc, float alpha) {
+  return alpha == 0.0f ? 0.0f : alpha * acc;
+}
+
+template <typename Out>
+__device__ __forceinline__ float to_float(Out v) {
+  return static_cast<float>(v);
+}
+
+template <typename Out>
+__device__ __forceinline__ Out from_float(float v) {
+  if constexpr (sizeof(Out) == 4) {
+    return v;
+  } else {
+    return Out(v);
+  }
+}
+
+// Raw bits of 16-bit values, for packing four of them into one 8-byte access.
+template <typename Out>
+__device__ __forceinline__ float bits_to_float(unsigned short b) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    return __half2float(__ushort_as_half(b));
+  } else {
+    return __bfloat162float(__ushort_as_bfloat16(b));
+  }
+}
+template <typename Out>
+__device__ __forceinline__ unsigned short float_to_bits(float v) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    return __half_as_ushort(__float2half_rn(v));
+  } else {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+  }
+}
+
+// Direct stores from the accumulator registers (row0/col0: this thread's first element).
+template <typename Out, int BN>
+__device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], Out* C,
+                                                  int64_t ldc, int64_t m, int64_t n,
+                                                  int64_t row0, int64_t col0, float alpha,
+                                                  float beta) {
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int64_t col = col0 + 8 * j + e;
+      if (col >= n) continue;
+      Out* column = C + col * ldc;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t row = row0 + 8 * h;
+        if (row >= m) continue;
+        float out = scale(acc[4 * j + 2 * h + e], alpha);
+        if (beta != 0.0f) out += beta * to_float(column[row]);
+        column[row] = from_float<Out>(out);
+      }
+    }
+  }
+}
+
+// Four consecutive rows of one column: vector access when the whole group is in range and
+// aligned (c_vec: C 16-byte aligned and ldc a multiple of 16 bytes), else element by element.
+template <typename Out>
+__device__ __forceinline__ void store_four(Out* p, int64_t rows_left, bool vec, float4 v,
+                                           float alpha, float beta) {
+  float o[4] = {scale(v.x, alpha), scale(v.y, alpha), scale(v.z, alpha), scale(v.w, alpha)};
+  if (vec && rows_left >= 4) {
+    if constexpr (sizeof(Out) == 4) {
+      float4* q = reinterpret_cast<float4*>(p);
+      if (beta != 0.0f) {
+        const float4 c = *q;
+        o[0] += beta * c.x, o[1] += beta * c.y, o[2] += beta * c.z, o[3] += beta * c.w;
+      }
+      *q = make_float4(o[0], o[1], o[2], o[3]);
+    } else {
+      uint2* q = reinterpret_cast<uint2*>(p);
+      if (beta != 0.0f) {
+        const uint2 c = *q;
+        o[0] += beta * bits_to_float<Out>(static_cast<unsigned short>(c.x & 0xFFFF));
+        o[1] += beta * bits_to_float<Out>(static_cast<unsigned short>(c.x >> 16));
+        o[2] += beta * bits_to_float<Out>(static_cast<unsigned short>(c.y & 0xFFFF));
+        o[3] += beta * bits_to_float<Out>(static_cast<unsigned short>(c.y >> 16));
+      }
+      uint2 out;
+      out.x = float_to_bits<Out>(o[0]) | (static_cast<uint32_t>(float_to_bits<Out>(o[1])) << 16);
+      out.y = float_to_bits<Out>(o[2]) | (static_cast<uint32_t>(float_to_bits<Out>(o[3])) << 16);
+      *q = out;
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if (i >= rows_left) break;
+    float out = o[i];
+    if (beta != 0.0f) out += beta * to_float(p[i]);
+    p[i] = from_float<Out>(out);
+  }
+}
+
+// Staged stores through `stage` (kEpilogueSmemFloats floats owned by this warpgroup).
+// thread: 0..127 within the warpgroup; barrier_id: this warpgroup's named barrier.
+template <typename Out, int BN>
+__device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float* stage,
+                                                  int thread, int barrier_id, Out* C,
+                                                  int64_t ldc, int64_t m, int64_t n,
+                                                  int64_t tile_row, int64_t tile_col,
+                                                  bool c_vec, float alpha, float beta) {
+  const int warp = thread / 32, lane = thread % 32;
+  const int frag_row = warp * 16 + lane / 4;  // + 8 for the second half
+  const int frag_col = (lane % 4) * 2;        // + 1 for the second of the pair
+  const int read_col = thread / 16;           // 8 columns per pass, 16 threads per column
+  const int read_row = (thread % 16) * 4;
+  const int64_t rows_left = m - tile_row - read_row;
+#pragma unroll
+  for (int chunk = 0; chunk < BN / kStageCols; ++chunk) {
+    warpgroup_barrier(barrier_id);  // the previous chunk has been read out
+#pragma unroll
+    for (int j = 0; j < kStageCols / 8; ++j) {
+      const int jj = chunk * (kStageCols / 8) + j;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          stage[(8 * j + frag_col + e) * kStageStride + frag_row + 8 * h] =
+              acc[4 * jj + 2 * h + e];
+    }
+    warpgroup_barrier(barrier_id);
+#pragma unroll
+    for (int pass = 0; pass < kStageCols / 8; ++pass) {
+      const int c = pass * 8 + read_col;
+      const int64_t col = tile_col + chunk * kStageCols + c;
+      if (col < n && rows_left > 0) {
+        const float4 v = *reinterpret_cast<const float4*>(&stage[c * kStageStride + read_row]);
+        store_four<Out>(C + col * ldc + tile_row + read_row, rows_left, c_vec, v, alpha, beta);
+      }
+    }
+  }
+}
+
+}  // namespace aegis::gemm::sm90

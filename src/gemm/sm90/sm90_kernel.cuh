@@ -1,0 +1,351 @@
+// Hopper tensor-core GEMM: D = alpha * op(A) * op(B) + beta * C over C, FP16/BF16 operands,
+// FP32 accumulation.
+//
+// Persistent and warp-specialized. Each CTA walks the output tiles t = blockIdx.x,
+// blockIdx.x + gridDim.x, ... in a grouped order (kGroupM tile rows at a time, so the CTAs
+// running together share A and B panels in L2). With clusters of two CTAs the unit of work
+// is two vertically adjacent tiles: each CTA loads half of their common B tile and
+// multicasts it to both, so B crosses from L2 once per pair. Warpgroup 0 is the producer: one thread
+// issues TMA copies of the A and B tiles of every k-step into a ring of kStages shared-memory
+// stages, each guarded by a "full" mbarrier (TMA bytes landed) and an "empty" mbarrier
+// (consumers done with it). Warpgroups 1 and 2 are consumers: each multiplies 64 rows of the
+// tile by all kBN columns with wgmma m64nBNk16 straight from shared memory, hands each stage
+// back as soon as its wgmmas retire (or in halves of the ring, kEagerRefill = false), then
+// scales and stores its accumulators while the producer already fills the ring for the next
+// tile. setmaxnreg moves registers from the producer to the consumers.
+//
+// Operand layouts: column-major A (op N) is M-major in shared memory, A^T (op T) is K-major;
+// column-major B (op N) is K-major, B^T (op T) is N-major. K-major tiles arrive as one TMA
+// box of 64 k x rows (128-byte rows); M/N-major tiles as boxes of 64 m|n x 64 k, one per 64
+// rows|columns. Either way the wgmma descriptor's transpose immediate says which it is.
+// TMA fills everything past the matrix edges with zeros, so partial tiles in M, N and K
+// need no special case in the main loop; the epilogue guards the stores.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "gemm/sm90/sm90_config.h"
+#include "gemm/sm90/sm90_epilogue.cuh"
+#include "gemm/sm90/sm90_launch.h"
+#include "gemm/sm90/sm90_primitives.cuh"
+#include "gemm/sm90/wgmma_ops.cuh"
+#include "gemm/tc/tc_params.h"
+
+namespace aegis::gemm::sm90 {
+
+struct Sm90KernelArgs {
+  int64_t m, n, k;
+  void* C;
+  int64_t ldc;
+  tc::DType c_type;
+  tc::TcScalar alpha, beta;
+  int tiles_m, tiles_n, k_tiles;
+  bool c_vec;  // C 16-byte aligned and ldc a multiple of 16 bytes: vector epilogue access
+  // Split-K: split_k slices of k_tiles_per_split k-tiles; with split_k > 1 every slice
+  // writes its unscaled FP32 sums to partial[slice * m * n + i + j * m].
+  int split_k, k_tiles_per_split;
+  float* partial;
+  bool partial_vec;
+};
+
+// Tile rows visited together by the persistent tile order.
+constexpr int kGroupM = 8;
+// Registers per thread after reallocation: 128 producer threads at kProducerRegs and 256
+// consumer threads at kConsumerRegs fit the SM's 64K registers.
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegs = 232;
+
+// Output tile (tm, tn) of the t-th tile in the grouped order.
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
+  const int per_group = kGroupM * tiles_n;
+  const int group = t / per_group;
+  const int first_m = group * kGroupM;
+  const int rows = min(tiles_m - first_m, kGroupM);
+  const int in_group = t - group * per_group;
+  tm = first_m + in_group % rows;
+  tn = in_group / rows;
+}
+
+__device__ __forceinline__ float read_scalar(const tc::TcScalar& s) {
+  if (!s.device_ptr) return s.value;
+  return s.device_is_half ? __half2float(*static_cast<const __half*>(s.device_ptr))
+                          : *static_cast<const float*>(s.device_ptr);
+}
+
+template <typename AB, int BN>
+struct WgmmaOp;
+template <>
+struct WgmmaOp<F16, 128> {
+  template <int TA, int TB>
+  static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int s) {
+    wgmma_m64n128k16_f16<TA, TB>(d, a, b, s);
+  }
+};
+template <>
+struct WgmmaOp<F16, 256> {
+  template <int TA, int TB>
+  static __device__ __forceinline__ void run(float (&d)[128], uint64_t a, uint64_t b, int s) {
+    wgmma_m64n256k16_f16<TA, TB>(d, a, b, s);
+  }
+};
+template <>
+struct WgmmaOp<BF16, 128> {
+  template <int TA, int TB>
+  static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int s) {
+    wgmma_m64n128k16_bf16<TA, TB>(d, a, b, s);
+  }
+};
+template <>
+struct WgmmaOp<BF16, 256> {
+  template <int TA, int TB>
+  static __device__ __forceinline__ void run(float (&d)[128], uint64_t a, uint64_t b, int s) {
+    wgmma_m64n256k16_bf16<TA, TB>(d, a, b, s);
+  }
+};
+
+// One consumer's epilogue in the configured style (see sm90_epilogue.cuh).
+template <typename Cfg, typename Out>
+__device__ __forceinline__ void epilogue(const float (&acc)[Cfg::kBN / 2], float* stage_base,
+                                         int consumer, int thread, Out* C, int64_t ldc,
+                                         bool c_vec, int64_t m, int64_t n, int64_t tile_row,
+                                         int64_t tile_col, float alpha, float beta) {
+  if constexpr (Cfg::kStagedEpilogue) {
+    store_tile_staged<Out, Cfg::kBN>(acc, stage_base + consumer * kEpilogueSmemFloats, thread,
+                                     1 + consumer, C, ldc, m, n, tile_row, tile_col, c_vec,
+                                     alpha, beta);
+  } else {
+    const int warp = thread / 32, lane = thread % 32;
+    store_tile_direct<Out, Cfg::kBN>(acc, C, ldc, m, n, tile_row + warp * 16 + lane / 4,
+                                     tile_col + (lane % 4) * 2, alpha, beta);
+  }
+}
+
+template <typename Cfg, typename AB, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, const Sm90KernelArgs args) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kStages = Cfg::kStages;
+  constexpr int kBN = Cfg::kBN;
+  constexpr int kCluster = Cfg::kClusterM;
+  extern __shared__ uint8_t smem_raw[];
+  // The 128-byte swizzle pattern repeats every 1024 bytes; tiles must start on it.
+  uint8_t* smem = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
+  float* epilogue_stage = reinterpret_cast<float*>(smem + kStages * Cfg::kStageBytes);
+  uint64_t* full =
+      reinterpret_cast<uint64_t*>(smem + kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes);
+  uint64_t* empty = full + kStages;
+
+  const int warpgroup = threadIdx.x / 128;
+  const int thread_in_wg = threadIdx.x % 128;
+  const uint32_t rank = kCluster > 1 ? cluster_cta_rank() : 0;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);
+      // One arrival per consumer warp of every CTA whose stage s this CTA's copies fill.
+      mbar_init(&empty[s], Cfg::kConsumers * 4 * kCluster);
+    }
+    fence_barrier_init();
+  }
+  // The peer's multicast copies and arrivals may target this CTA's barriers as soon as it
+  // passes this point.
+  if constexpr (kCluster > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  // Work units: kCluster vertically adjacent tiles of the same columns, one per CTA of a
+  // cluster (a single tile without clusters), times the K slices.
+  const int unit_rows = (args.tiles_m + kCluster - 1) / kCluster;
+  const int units_per_slice = unit_rows * args.tiles_n;
+  const int num_units = units_per_slice * args.split_k;
+  const int first_unit = blockIdx.x / kCluster;
+  const int unit_stride = gridDim.x / kCluster;
+  // K tiles [first, first + count) of unit u's slice.
+  auto slice_of = [&](int u, int& first, int& count) {
+    const int slice = u / units_per_slice;
+    first = slice * args.k_tiles_per_split;
+    count = min(args.k_tiles_per_split, args.k_tiles - first);
+  };
+
+  if (warpgroup == 0) {
+    // ---- producer ----
+    regs_decrease<kProducerRegs>();
+    if (thread_in_wg != 0) return;
+    tma_prefetch_descriptor(&map_a);
+    tma_prefetch_descriptor(&map_b);
+    int s = 0;
+    uint32_t phase = 0;
+    for (int u = first_unit; u < num_units; u += unit_stride) {
+      int um, tn, kt_first, k_tiles;
+      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, um, tn);
+      slice_of(u, kt_first, k_tiles);
+      const int m0 = (um * kCluster + static_cast<int>(rank)) * Cfg::kBM, n0 = tn * kBN;
+      int kt = Cfg::kStagger > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
+      for (int i = 0; i < k_tiles; ++i) {
+        mbar_wait(&empty[s], phase ^ 1);
+        uint8_t* sa = smem + s * Cfg::kStageBytes;
+        uint8_t* sb = sa + Cfg::kStageBytesA;
+        // This CTA's A tile and all of the B tile (its own part and the peers') land here.
+        mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);
+        const int k0 = (kt_first + kt) * Cfg::kBK;
+        if constexpr (TA) {
+          tma_load_2d(sa, &map_a, &full[s], k0, m0);
+        } else {
+#pragma unroll
+          for (int j = 0; j < Cfg::kBM / 64; ++j)
+            tma_load_2d(sa + j * 8192, &map_a, &full[s], m0 + 64 * j, k0);
+        }
+        if constexpr (kCluster == 1) {
+          if constexpr (!TB) {
+            tma_load_2d(sb, &map_b, &full[s], k0, n0);
+          } else {
+#pragma unroll
+            for (int j = 0; j < kBN / 64; ++j)
+              tma_load_2d(sb + j * 8192, &map_b, &full[s], n0 + 64 * j, k0);
+          }
+        } else {
+          // This CTA's share of B, multicast to the whole cluster.
+          constexpr uint16_t kAll = (1u << kCluster) - 1;
+          if constexpr (!TB) {
+            constexpr int kRows = kBN / kCluster;  // K-major rows (columns of B) per share
+            tma_load_2d_multicast(sb + rank * kRows * 128, &map_b, &full[s], k0,
+                                  n0 + static_cast<int>(rank) * kRows, kAll);
+          } else {
+#pragma unroll
+            for (int j = 0; j < kBN / 64; ++j)
+              if (j % kCluster == static_cast<int>(rank))
+                tma_load_2d_multicast(sb + j * 8192, &map_b, &full[s], n0 + 64 * j, k0, kAll);
+          }
+        }
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1;
+        }
+        if (++kt == k_tiles) kt = 0;
+      }
+    }
+    if constexpr (kCluster > 1) {
+      // Stay until every consumer of the cluster has released every stage: their arrivals
+      // target this CTA's barriers, which must outlive them.
+      for (int i = 0; i < kStages; ++i) {
+        mbar_wait(&empty[s], phase ^ 1);
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+    }
+  } else {
+    // ---- consumers ----
+    regs_increase<kConsumerRegs>();
+    const int consumer = warpgroup - 1;
+    const int lane = thread_in_wg % 32;
+    const float alpha = read_scalar(args.alpha);
+    const float beta = read_scalar(args.beta);
+
+    float acc[kBN / 2];
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.0f;
+
+    int s = 0;
+    uint32_t phase = 0;
+    int release = 0;     // oldest stage consumed but not yet handed back
+    int unreleased = 0;  // how many stages that is
+    auto hand_back = [&](int keep) {
+      while (unreleased > keep) {
+        if (lane == 0) {
+          if constexpr (kCluster == 1) {
+            mbar_arrive(&empty[release]);
+          } else {
+#pragma unroll
+            for (int r = 0; r < kCluster; ++r) mbar_arrive_cluster(&empty[release], r);
+          }
+        }
+        if (++release == kStages) release = 0;
+        --unreleased;
+      }
+    };
+
+    for (int u = first_unit; u < num_units; u += unit_stride) {
+      int um, tn, kt_first, k_tiles;
+      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, um, tn);
+      slice_of(u, kt_first, k_tiles);
+      const int tm = um * kCluster + static_cast<int>(rank);
+      for (int i = 0; i < k_tiles; ++i) {
+        mbar_wait(&full[s], phase);
+        const uint32_t stage = smem_addr(smem + s * Cfg::kStageBytes);
+        // This consumer's 64 rows of A: 64 K-major rows of 128 bytes, or the 64-row M-major box.
+        const uint32_t a_base = stage + consumer * 8192;
+        const uint32_t b_base = stage + Cfg::kStageBytesA;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
+          // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
+          // of 128 bytes further. SBO = 1024 bytes between 8-row groups; for M/N-major the
+          // LBO is the 8192-byte step between 64-wide boxes.
+          const uint64_t da = TA ? smem_desc_sw128(a_base + kk * 32, 16, 1024)
+                                 : smem_desc_sw128(a_base + kk * 2048, 8192, 1024);
+          const uint64_t db = TB ? smem_desc_sw128(b_base + kk * 2048, 8192, 1024)
+                                 : smem_desc_sw128(b_base + kk * 32, 16, 1024);
+          WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
+                                                                  (i > 0 || kk > 0) ? 1 : 0);
+        }
+        wgmma_commit();
+        ++unreleased;
+        if constexpr (Cfg::kEagerRefill) {
+          // The previous k-step's wgmmas have retired: its stage can be refilled while this
+          // one's run.
+          wgmma_wait<1>();
+          hand_back(1);
+        } else if (s % (kStages / 2) == kStages / 2 - 1) {
+          wgmma_wait<0>();
+          hand_back(0);
+        }
+        if (++s == kStages) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+      fence_registers(acc);
+      hand_back(0);
+
+      const int64_t tile_row = static_cast<int64_t>(tm) * Cfg::kBM + consumer * 64;
+      const int64_t tile_col = static_cast<int64_t>(tn) * kBN;
+      if (args.split_k > 1) {
+        float* partial = args.partial + static_cast<int64_t>(u / units_per_slice) * args.m * args.n;
+        epilogue<Cfg, float>(acc, epilogue_stage, consumer, thread_in_wg, partial, args.m,
+                             args.partial_vec, args.m, args.n, tile_row, tile_col, 1.0f, 0.0f);
+        continue;
+      }
+      switch (args.c_type) {
+        case tc::DType::F32:
+          epilogue<Cfg, float>(acc, epilogue_stage, consumer, thread_in_wg,
+                               static_cast<float*>(args.C), args.ldc, args.c_vec, args.m,
+                               args.n, tile_row, tile_col, alpha, beta);
+          break;
+        case tc::DType::BF16:
+          epilogue<Cfg, __nv_bfloat16>(acc, epilogue_stage, consumer, thread_in_wg,
+                                       static_cast<__nv_bfloat16*>(args.C), args.ldc,
+                                       args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
+                                       beta);
+          break;
+        default:
+          epilogue<Cfg, __half>(acc, epilogue_stage, consumer, thread_in_wg,
+                                static_cast<__half*>(args.C), args.ldc, args.c_vec, args.m,
+                                args.n, tile_row, tile_col, alpha, beta);
+          break;
+      }
+    }
+  }
+#endif
+}
+
+}  // namespace aegis::gemm::sm90
