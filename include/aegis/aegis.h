@@ -405,9 +405,11 @@ AEGIS_API const char* aegisGemmExConfigName(int index);
  * elements; where it cannot, dispatch falls back as without the override). config = NULL
  * clears the override. An unknown name gives AEGIS_STATUS_INVALID_VALUE. */
 AEGIS_API aegisStatus_t aegisSetGemmExOverride(aegisHandle_t handle, const char* config);
-/* Kernel used by the last aegisGemmEx / aegisHgemm on this handle ("" if that call
- * launched no product: a quick return, C = beta * C only, or an error). */
-AEGIS_API aegisStatus_t aegisGetLastGemmExChoice(aegisHandle_t handle, const char** config);
+/* Kernel and split-K factor used by the last aegisGemmEx / aegisHgemm on this handle ("" and
+ * 0 if that call launched no product: a quick return, C = beta * C only, or an error).
+ * Either output may be NULL. */
+AEGIS_API aegisStatus_t aegisGetLastGemmExChoice(aegisHandle_t handle, const char** config,
+                                                 int* split_k);
 /* Level-2 kernel configurations built into this library, by index (NULL past the end),
  * e.g. "sgemv_t_nb128_q4". */
 AEGIS_API int aegisBlas2ConfigCount(void);

@@ -10,6 +10,9 @@
 #include <type_traits>
 #include <utility>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "aegis/aegis.h"
 
 namespace aegis {
@@ -170,7 +173,9 @@ template <typename T>
 void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k,
           const T* alpha, const T* A, int64_t lda, const T* B, int64_t ldb, const T* beta,
           T* C, int64_t ldc) {
-  static_assert(std::is_same<T, float>::value, "aegis::gemm: this build supports float");
+  static_assert(std::is_same<T, float>::value,
+                "aegis::gemm: scalars of type T need T = float (or __half: aegisHgemm); FP16 and "
+                "BF16 operands take float alpha and beta");
   h.check(detail::gemm_c(h.get(), static_cast<aegisOperation_t>(transa),
                          static_cast<aegisOperation_t>(transb), m, n, k, alpha, A, lda, B,
                          ldb, beta, C, ldc));
@@ -184,6 +189,73 @@ void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k
     throw Error(AEGIS_STATUS_INVALID_VALUE,
                 "aegis::gemm: alpha and beta by value need host pointer mode");
   gemm<T>(h, transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+
+namespace detail {
+// The aegisDataType_t of an element type of the tensor-core GEMM.
+template <typename T>
+struct data_type;
+template <>
+struct data_type<__half> {
+  static constexpr aegisDataType_t value = AEGIS_R_16F;
+};
+template <>
+struct data_type<__nv_bfloat16> {
+  static constexpr aegisDataType_t value = AEGIS_R_16BF;
+};
+template <>
+struct data_type<float> {
+  static constexpr aegisDataType_t value = AEGIS_R_32F;
+};
+
+// Operand types of the tensor-core GEMM: TAB is __half or __nv_bfloat16, TC is TAB or float.
+template <typename TAB, typename TC>
+using enable_if_tensor_core_t = std::enable_if_t<
+    (std::is_same<TAB, __half>::value || std::is_same<TAB, __nv_bfloat16>::value) &&
+    (std::is_same<TC, TAB>::value || std::is_same<TC, float>::value)>;
+}  // namespace detail
+
+// Tensor-core GEMM (aegisGemmEx): C = alpha * op(A) * op(B) + beta * C with A and B both
+// __half or both __nv_bfloat16 and C of the same type or float, accumulated in FP32; alpha
+// and beta are float, in the handle's pointer mode (host or device pointers).
+template <typename TAB, typename TC, typename = detail::enable_if_tensor_core_t<TAB, TC>>
+void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k,
+          const float* alpha, const TAB* A, int64_t lda, const TAB* B, int64_t ldb,
+          const float* beta, TC* C, int64_t ldc) {
+  h.check(aegisGemmEx(h.get(), static_cast<aegisOperation_t>(transa),
+                      static_cast<aegisOperation_t>(transb), m, n, k, alpha, A,
+                      detail::data_type<TAB>::value, lda, B, detail::data_type<TAB>::value, ldb,
+                      beta, C, detail::data_type<TC>::value, ldc, AEGIS_COMPUTE_32F));
+}
+
+// Same with alpha and beta passed by value (the handle must be in host pointer mode).
+template <typename TAB, typename TC, typename = detail::enable_if_tensor_core_t<TAB, TC>>
+void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k, float alpha,
+          const TAB* A, int64_t lda, const TAB* B, int64_t ldb, float beta, TC* C, int64_t ldc) {
+  if (h.pointer_mode() != PointerMode::Host)
+    throw Error(AEGIS_STATUS_INVALID_VALUE,
+                "aegis::gemm: alpha and beta by value need host pointer mode");
+  gemm<TAB, TC>(h, transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+
+// FP16 everywhere, alpha and beta included (aegisHgemm; accumulated in FP32), with alpha and
+// beta in the handle's pointer mode.
+inline void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k,
+                 const __half* alpha, const __half* A, int64_t lda, const __half* B, int64_t ldb,
+                 const __half* beta, __half* C, int64_t ldc) {
+  h.check(aegisHgemm(h.get(), static_cast<aegisOperation_t>(transa),
+                     static_cast<aegisOperation_t>(transb), m, n, k, alpha, A, lda, B, ldb, beta,
+                     C, ldc));
+}
+
+// Same with alpha and beta passed by value (the handle must be in host pointer mode).
+inline void gemm(const Handle& h, Op transa, Op transb, int64_t m, int64_t n, int64_t k,
+                 __half alpha, const __half* A, int64_t lda, const __half* B, int64_t ldb,
+                 __half beta, __half* C, int64_t ldc) {
+  if (h.pointer_mode() != PointerMode::Host)
+    throw Error(AEGIS_STATUS_INVALID_VALUE,
+                "aegis::gemm: alpha and beta by value need host pointer mode");
+  gemm(h, transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 }  // namespace aegis
