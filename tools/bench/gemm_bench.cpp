@@ -16,8 +16,10 @@
 #include "device.h"
 #include "device_kernels.h"
 #include "event_timer.h"
+#include "gemm_call.h"
 #include "gemm_case.h"
 #include "gemm_check.h"
+#include "gemm_types.h"
 #include "json_writer.h"
 
 namespace aegis::bench {
@@ -35,6 +37,18 @@ const std::vector<GemmShape> kIrregularSuite = {
     {8192, 8192, 1024}, {16384, 16384, 1024}, {4096, 128, 4096}, {128, 4096, 4096},
     {65536, 128, 128},  {4096, 4096, 128},    {384, 384, 256},   {256, 256, 256},
     {160, 160, 256},    {128, 128, 128},      {64, 64, 256}};
+// Long K with power-of-two strides: the tight leading dimensions (m or k for A, k or n for B,
+// m for C) are all powers of two here, the strides that alias cache sets and DRAM channels.
+const std::vector<GemmShape> kKpow2Suite = {{2048, 2048, 16384},
+                                            {4096, 4096, 16384},
+                                            {2048, 2048, 65536},
+                                            {1024, 1024, 131072},
+                                            {8192, 8192, 8192}};
+
+// Ceilings of the %ceil column on one H200 (BASELINE-H200.md): the measured FFMA ceiling for
+// SGEMM, the datasheet's dense FP16/BF16 tensor peak for 16-bit operands.
+constexpr double kFfmaCeilingGflops = 63800;
+constexpr double kTensorCeilingGflops = 990000;
 
 // One fault-tolerance setting aegis is timed under (--ft).
 struct FtSetting {
@@ -57,8 +71,13 @@ struct GemmOptions {
   bool reps_given = false;
   std::string json_path, csv_path;
   uint64_t seed = 1;
-  double ceiling_gflops = 63800;  // measured FFMA ceiling of one H200 (BASELINE-H200.md)
+  double ceiling_gflops = kFfmaCeilingGflops;  // kTensorCeilingGflops for 16-bit operands
   bool with_cublas = true;
+  // f32: SGEMM (aegisSgemm, cublasSgemm); f16 or bf16: aegisGemmEx and cublasGemmEx with
+  // FP32 accumulation and C of ctype.
+  aegisDataType_t dtype = AEGIS_R_32F;
+  aegisDataType_t ctype = AEGIS_R_32F;
+  std::string gemm_ex_config;  // --gemm-ex-config: the tensor-core kernel aegis is forced to
   // Empty without --ft: aegis runs once per case as the handle comes (FT off) and reports
   // carry no FT fields, exactly as before FT existed.
   std::vector<FtSetting> ft;
@@ -72,7 +91,7 @@ struct LibraryRun {
   double max_error = kNaN;  // see GemmCheck: units of the rounding bound, pass <= 2
   TimingStats timing;
   double gflops = kNaN;
-  std::string kernel;  // aegis only: configuration and split-K of the last call
+  std::string kernel;  // aegis only: configuration and split-K of the last call (0 for 16-bit)
   int split_k = 0;
 };
 
@@ -96,13 +115,25 @@ void print_gemm_usage(std::FILE* out) {
       out,
       "usage: aegis-bench gemm [options]\n"
       "\n"
-      "SGEMM (FP32 on CUDA cores, no TF32) of aegis against cuBLAS, C = A B with alpha = 1,\n"
-      "beta = 0, column-major, tight leading dimensions. A shape MxNxK means op(A) is M x K\n"
-      "and op(B) is K x N; a transposed operand is stored the other way round.\n"
+      "GEMM of aegis against cuBLAS, C = A B with alpha = 1, beta = 0, column-major, tight\n"
+      "leading dimensions. A shape MxNxK means op(A) is M x K and op(B) is K x N; a transposed\n"
+      "operand is stored the other way round. --dtype f32 (the default) is SGEMM, FP32 on CUDA\n"
+      "cores (no TF32): aegisSgemm against cublasSgemm. --dtype f16 or bf16 runs the tensor-core\n"
+      "GEMM: aegisGemmEx against cublasGemmEx (CUBLAS_GEMM_DEFAULT), 16-bit A and B, FP32\n"
+      "accumulation (AEGIS_COMPUTE_32F, CUBLAS_COMPUTE_32F), C of --ctype.\n"
       "\n"
-      "  --suite NAME          default | quick | squares | irregular (default: default)\n"
+      "  --dtype TYPE          f32 | f16 | bf16: type of A and B (default f32)\n"
+      "  --ctype TYPE          f16 | bf16 | f32: type of C with --dtype f16 or bf16 (default:\n"
+      "                        the input type); cuBLAS takes C of the input type or f32 only,\n"
+      "                        so other pairs time aegis alone\n"
+      "  --gemm-ex-config NAME force aegis's tensor-core kernel (aegisSetGemmExOverride; names\n"
+      "                        from aegisGemmExConfigName); a shape the kernel cannot run falls\n"
+      "                        back as dispatch does, and the kernel column shows what ran\n"
+      "  --suite NAME          default | quick | squares | irregular | kpow2 (default: default)\n"
       "                        squares: 1024..16384 cubes; irregular: BASELINE-H200.md's other\n"
-      "                        shapes; default: both; quick: both with --reps 10\n"
+      "                        shapes; default: both; quick: both with --reps 10; kpow2: long K\n"
+      "                        with power-of-two leading dimensions (2048x2048x16384,\n"
+      "                        4096x4096x16384, 2048x2048x65536, 1024x1024x131072, 8192^3)\n"
       "  --shapes LIST         MxNxK[,MxNxK...] instead of the suite's shapes\n"
       "  --trans LIST          NN,NT,TN,TT (default NN)\n"
       "  --reps N              timed runs per library and shape (default 20)\n"
@@ -111,35 +142,70 @@ void print_gemm_usage(std::FILE* out) {
       "  --json FILE           write all results as JSON\n"
       "  --csv FILE            write all results as CSV\n"
       "  --seed S              seed of the random operands (default 1)\n"
-      "  --ceiling-gflops G    %% of ceiling column is against G (default 63800, FFMA on H200)\n"
+      "  --ceiling-gflops G    %% of ceiling column is against G (default 63800, FFMA on H200;\n"
+      "                        990000, the dense FP16/BF16 tensor peak, for --dtype f16/bf16)\n"
       "  --no-cublas           time aegis only\n"
       "  --ft LIST             time aegis once per fault-tolerance setting: off, block,\n"
       "                        nonfused (warp, thread where built), e.g. --ft off,block,nonfused;\n"
       "                        FT rows show their overhead against the off row of the case\n"
+      "                        (--dtype f32 only)\n"
       "  --ft-mode MODE        correct | detect: the mode of the FT rows (default correct)\n"
       "  --help                this text\n"
       "\n"
       "Each result is checked first, in FP64 on the GPU: all of C through a random\n"
       "projection (C x against A (B x)) and 8 rows and 8 columns of C element by element,\n"
       "each difference against twice its rounding bound gamma_k |A| |B| (gamma_k = k u /\n"
-      "(1 - k u), u = 2^-24). A result that fails is shown as FAILED, its time is not\n"
-      "counted, and the exit status is 1. After the FT rows of a case the handle's fault\n"
-      "statistics are read: a clean run must detect nothing, so any detection is warned about\n"
-      "and reported (JSON: ft_stats).\n");
+      "(1 - k u), u = 2^-24); with 16-bit A and B (exact products, FP32 sums, one rounding to\n"
+      "C's type) the bound adds u_c / (1 - u_c) |C| + eta_c, u_c = 2^-11 (f16), 2^-8 (bf16),\n"
+      "2^-24 (f32), eta_c half the subnormal spacing of C's type. Random operands are uniform\n"
+      "in [-1, 1], rounded to the input type. A result that fails is shown as FAILED, its time\n"
+      "is not counted, and the exit status is 1. After the FT rows of a case the handle's\n"
+      "fault statistics are read: a clean run must detect nothing, so any detection is warned\n"
+      "about and reported (JSON: ft_stats).\n");
 }
 
 namespace {
 
+// "a, b and c" for messages.
+std::string gemm_ex_config_list() {
+  std::string names;
+  const int count = aegisGemmExConfigCount();
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) names += (i + 1 == count) ? " and " : ", ";
+    names += aegisGemmExConfigName(i);
+  }
+  return names.empty() ? std::string("none (this build has no tensor-core kernel)") : names;
+}
+
+bool is_gemm_ex_config(const std::string& name) {
+  for (int i = 0; i < aegisGemmExConfigCount(); ++i)
+    if (name == aegisGemmExConfigName(i)) return true;
+  return false;
+}
+
 GemmOptions parse_gemm_options(const Invocation& invocation) {
   GemmOptions options;
-  bool ft_mode_given = false;
+  bool ft_mode_given = false, ctype_given = false, ceiling_given = false;
   OptionReader reader(invocation);
   while (reader.next()) {
     if (reader.is("--suite")) {
       options.suite = reader.text();
       if (options.suite != "default" && options.suite != "quick" && options.suite != "squares" &&
-          options.suite != "irregular")
+          options.suite != "irregular" && options.suite != "kpow2")
         reader.reject("unknown suite '" + options.suite + "'");
+    } else if (reader.is("--dtype") || reader.is("--ctype")) {
+      const bool is_dtype = reader.is("--dtype");
+      std::string name = reader.text();
+      aegisDataType_t type = AEGIS_R_32F;
+      if (!parse_element_type(name, &type))
+        reader.reject("unknown type '" + name + "', expected f32, f16 or bf16");
+      (is_dtype ? options.dtype : options.ctype) = type;
+      ctype_given = ctype_given || !is_dtype;
+    } else if (reader.is("--gemm-ex-config")) {
+      options.gemm_ex_config = reader.text();
+      if (!is_gemm_ex_config(options.gemm_ex_config))
+        reader.reject("unknown tensor-core kernel '" + options.gemm_ex_config +
+                      "'; this build has " + gemm_ex_config_list());
     } else if (reader.is("--shapes")) {
       for (const GemmShape& shape : parse_gemm_shapes(reader, reader.text()))
         options.shapes.push_back(shape);
@@ -160,6 +226,7 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
       options.seed = uint64_t(reader.integer(0));
     } else if (reader.is("--ceiling-gflops")) {
       options.ceiling_gflops = reader.number(0);
+      ceiling_given = true;
       if (options.ceiling_gflops == 0) reader.reject("option '--ceiling-gflops' must be positive");
     } else if (reader.is("--no-cublas")) {
       options.with_cublas = false;
@@ -187,8 +254,18 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
   }
   if (ft_mode_given && options.ft.empty())
     reader.reject("option '--ft-mode' needs --ft (the FT settings to time)");
+  const bool tensor = options.dtype != AEGIS_R_32F;
+  if (!ctype_given) options.ctype = options.dtype;
+  if (!tensor && options.ctype != AEGIS_R_32F)
+    reader.reject("option '--ctype' needs --dtype f16 or bf16 (SGEMM writes f32)");
+  if (!tensor && !options.gemm_ex_config.empty())
+    reader.reject("option '--gemm-ex-config' needs --dtype f16 or bf16");
+  if (tensor && !options.ft.empty())
+    reader.reject("option '--ft' needs --dtype f32 (fault tolerance is SGEMM's)");
+  if (tensor && !ceiling_given) options.ceiling_gflops = kTensorCeilingGflops;
   if (options.suite == "quick" && !options.reps_given) options.timing.timed_runs = 10;
   if (!options.shapes.empty()) options.suite = "custom (--shapes)";  // as reports show it
+  if (options.shapes.empty() && options.suite == "kpow2") options.shapes = kKpow2Suite;
   if (options.shapes.empty()) {
     if (options.suite != "irregular") options.shapes = kSquareSuite;
     if (options.suite != "squares")
@@ -201,51 +278,66 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
 // its operands out of L2.
 struct OperandSets {
   int64_t count = 0;
-  std::vector<float*> a, b, c;
+  aegisDataType_t ab_type = AEGIS_R_32F, c_type = AEGIS_R_32F;
+  std::vector<void*> a, b, c;
   int64_t lda = 0, ldb = 0, ldc = 0;
   GemmOperands operands(const GemmCase& gemm_case, int64_t set) const {
     const GemmShape& s = gemm_case.shape;
-    return {gemm_case.op.a, gemm_case.op.b, s.m, s.n, s.k, a[set], lda, b[set], ldb};
+    return {gemm_case.op.a, gemm_case.op.b, s.m, s.n, s.k, a[set], lda, b[set], ldb, ab_type};
+  }
+  // alpha = 1, beta = 0 on one set.
+  GemmCall call(const GemmCase& gemm_case, int64_t set) const {
+    const GemmShape& s = gemm_case.shape;
+    return {gemm_case.op, s.m, s.n, s.k, ab_type, c_type, a[set], lda, b[set], ldb, c[set], ldc};
   }
 };
 
-size_t operand_bytes(const GemmShape& s, int64_t sets) {
-  return size_t(sets) * (DeviceArena::footprint_of<float>(s.m * s.k) +
-                         DeviceArena::footprint_of<float>(s.k * s.n) +
-                         DeviceArena::footprint_of<float>(s.m * s.n));
+size_t operand_bytes(const GemmShape& s, int64_t sets, aegisDataType_t ab_type,
+                     aegisDataType_t c_type) {
+  return size_t(sets) * (DeviceArena::footprint(size_t(s.m * s.k) * element_bytes(ab_type)) +
+                         DeviceArena::footprint(size_t(s.k * s.n) * element_bytes(ab_type)) +
+                         DeviceArena::footprint(size_t(s.m * s.n) * element_bytes(c_type)));
 }
 
 // Random A and B in every set (C is write-only with beta = 0). Every case, set and
 // operand draws from its own hash stream.
 OperandSets make_operand_sets(DeviceArena& arena, const GemmCase& gemm_case, int64_t sets,
-                              uint64_t seed, uint64_t case_stream, cudaStream_t stream) {
+                              aegisDataType_t ab_type, aegisDataType_t c_type, uint64_t seed,
+                              uint64_t case_stream, cudaStream_t stream) {
   const GemmShape& s = gemm_case.shape;
   OperandSets operands;
   operands.count = sets;
+  operands.ab_type = ab_type;
+  operands.c_type = c_type;
   operands.lda = gemm_case.op.a == AEGIS_OP_N ? s.m : s.k;
   operands.ldb = gemm_case.op.b == AEGIS_OP_N ? s.k : s.n;
   operands.ldc = s.m;
+  const int64_t ab_bytes = int64_t(element_bytes(ab_type));
+  const int64_t c_bytes = int64_t(element_bytes(c_type));
   for (int64_t set = 0; set < sets; ++set) {
-    operands.a.push_back(arena.take<float>(s.m * s.k));
-    operands.b.push_back(arena.take<float>(s.k * s.n));
-    operands.c.push_back(arena.take<float>(s.m * s.n));
+    operands.a.push_back(arena.take<char>(s.m * s.k * ab_bytes));
+    operands.b.push_back(arena.take<char>(s.k * s.n * ab_bytes));
+    operands.c.push_back(arena.take<char>(s.m * s.n * c_bytes));
     uint64_t set_stream = case_stream | (uint64_t(set) << 2);
-    AEGIS_BENCH_CHECK_CUDA(fill_uniform(operands.a[set], s.m * s.k, seed, set_stream | 1, stream));
-    AEGIS_BENCH_CHECK_CUDA(fill_uniform(operands.b[set], s.k * s.n, seed, set_stream | 2, stream));
+    AEGIS_BENCH_CHECK_CUDA(
+        fill_uniform(ab_type, operands.a[set], s.m * s.k, seed, set_stream | 1, stream));
+    AEGIS_BENCH_CHECK_CUDA(
+        fill_uniform(ab_type, operands.b[set], s.k * s.n, seed, set_stream | 2, stream));
   }
   return operands;
 }
 
 // Checks one library on set 0, then times it over all sets if the result passed. The
-// checked call writes into a C of NaNs, so an element the library never writes fails.
+// checked call writes into a C of NaNs (all-ones bytes are NaN in every C type), so an
+// element the library never writes fails.
 void measure(const GemmCase& gemm_case, const OperandSets& operands, const GemmCheck& checker,
              cudaStream_t stream, const TimingPlan& plan,
              const std::function<void(int64_t set)>& call, LibraryRun& run) {
   const GemmShape& s = gemm_case.shape;
-  AEGIS_BENCH_CHECK_CUDA(
-      cudaMemsetAsync(operands.c[0], 0xFF, size_t(s.m * s.n) * sizeof(float), stream));
+  AEGIS_BENCH_CHECK_CUDA(cudaMemsetAsync(
+      operands.c[0], 0xFF, size_t(s.m * s.n) * element_bytes(operands.c_type), stream));
   call(0);
-  CheckResult check = checker.check(operands.c[0], operands.ldc, 1.0, stream);
+  CheckResult check = checker.check(operands.c[0], operands.c_type, operands.ldc, 1.0, stream);
   run.ran = true;
   run.verified = check.passed;
   run.max_error = check.max_error;
@@ -320,17 +412,23 @@ std::string overhead_text(double overhead) {
   return std::isnan(overhead) ? std::string("-") : format_text("%+.1f%%", 100.0 * overhead);
 }
 
-std::vector<std::string> table_row(const GemmResult& r, double ceiling_gflops, bool with_ft) {
+// The tensor-core rows (16-bit operands) show their types, SGEMM's rows do not.
+std::vector<std::string> table_row(const GemmResult& r, const GemmOptions& options) {
   const GemmShape& s = r.gemm_case.shape;
+  const bool with_ft = !options.ft.empty(), tensor = options.dtype != AEGIS_R_32F;
+  const double ceiling_gflops = options.ceiling_gflops;
   bool failed = (r.aegis.ran && !r.aegis.verified) || (r.cublas.ran && !r.cublas.verified);
   std::vector<std::string> row = {std::to_string(s.m), std::to_string(s.n), std::to_string(s.k),
                                   r.gemm_case.op.text()};
+  if (tensor)
+    row.insert(row.end(), {element_type_name(options.dtype), element_type_name(options.ctype)});
   if (with_ft) row.push_back(r.ft);
   row.insert(row.end(), {gflops_cell(r.aegis), gflops_cell(r.cublas),
                          std::isnan(r.ratio) ? "-" : format_text("%.3f", r.ratio)});
   if (with_ft) row.push_back(overhead_text(r.ft_overhead));
-  std::string kernel =
-      r.aegis.kernel.empty() ? "-" : r.aegis.kernel + " split=" + std::to_string(r.aegis.split_k);
+  std::string kernel = r.aegis.kernel.empty() ? "-"
+                       : tensor ? r.aegis.kernel
+                                : r.aegis.kernel + " split=" + std::to_string(r.aegis.split_k);
   row.insert(row.end(),
              {r.aegis.verified ? format_text("%.1f", 100.0 * r.aegis.gflops / ceiling_gflops) : "-",
               failed ? "FAILED" : "yes", kernel});
@@ -381,7 +479,7 @@ void write_summary_fields(JsonWriter& json, const Summary& summary) {
 void write_json(const std::string& path, const Invocation& invocation, const DeviceInfo& device,
                 aegisHandle_t aegis_handle, int cublas_version, const GemmOptions& options,
                 const std::vector<GemmResult>& results, const Summary& summary) {
-  const bool with_ft = !options.ft.empty();
+  const bool with_ft = !options.ft.empty(), tensor = options.dtype != AEGIS_R_32F;
   JsonWriter json;
   json.begin_object()
       .field("tool", "aegis-bench")
@@ -400,8 +498,21 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       .field("cublas_version", version_text(cublas_version));
   json.key("settings")
       .begin_object()
-      .field("precision", "fp32")
-      .field("suite", options.suite)
+      .field("precision", !tensor ? "fp32" : options.dtype == AEGIS_R_16F ? "fp16" : "bf16")
+      .field("dtype", element_type_name(options.dtype))
+      .field("ctype", element_type_name(options.ctype))
+      .field("compute", "f32")
+      .field("aegis_routine", tensor ? "aegisGemmEx" : "aegisSgemm")
+      .field("cublas_routine", tensor ? "cublasGemmEx (CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)"
+                                      : "cublasSgemm_v2 (CUBLAS_DEFAULT_MATH)");
+  if (tensor) {
+    json.key("gemm_ex_config");
+    if (options.gemm_ex_config.empty())
+      json.null();
+    else
+      json.value(options.gemm_ex_config);
+  }
+  json.field("suite", options.suite)
       .field("reps", options.timing.timed_runs)
       .field("warmup", options.timing.warmup_runs)
       .field("min_time_ms", options.timing.min_time_ms)
@@ -409,7 +520,11 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       .field("ceiling", options.ceiling_gflops)
       .field("alpha", 1.0)
       .field("beta", 0.0)
-      .field("max_err_unit", "gamma_k |op(A)| |op(B)| (times |x| for the projection); pass <= 2");
+      .field("max_err_unit",
+             tensor ? "gamma_k |op(A)| |op(B)| + u_c / (1 - u_c) |C| + eta_c (u = 2^-24 in "
+                      "gamma_k, u_c and eta_c of C's type; times |x| for the projection); "
+                      "pass <= 2"
+                    : "gamma_k |op(A)| |op(B)| (times |x| for the projection); pass <= 2");
   if (with_ft) {
     json.key("ft").begin_array();
     for (const FtSetting& setting : options.ft) json.value(setting.name);
@@ -424,7 +539,9 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
         .field("m", r.gemm_case.shape.m)
         .field("n", r.gemm_case.shape.n)
         .field("k", r.gemm_case.shape.k)
-        .field("op", r.gemm_case.op.text());
+        .field("op", r.gemm_case.op.text())
+        .field("dtype", element_type_name(options.dtype))
+        .field("ctype", element_type_name(options.ctype));
     if (with_ft)
       json.field("ft", r.ft).field("ft_mode",
                                    r.has_ft_stats ? ft_mode_name(options.ft_mode) : "off");
@@ -468,9 +585,13 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
   }
 }
 
-void write_csv(const std::string& path, const std::vector<GemmResult>& results, bool with_ft,
-               aegisFtMode_t ft_mode) {
+// Tensor-core runs (16-bit operands) add the dtype and ctype columns after op.
+void write_csv(const std::string& path, const std::vector<GemmResult>& results,
+               const GemmOptions& options) {
+  const bool with_ft = !options.ft.empty(), tensor = options.dtype != AEGIS_R_32F;
+  const aegisFtMode_t ft_mode = options.ft_mode;
   std::vector<std::string> header = {"m", "n", "k", "op"};
+  if (tensor) header.insert(header.end(), {"dtype", "ctype"});
   if (with_ft) header.insert(header.end(), {"ft", "ft_mode"});
   header.insert(header.end(),
                 {"aegis_median_ms", "aegis_min_ms", "aegis_max_ms", "aegis_gflops",
@@ -489,6 +610,8 @@ void write_csv(const std::string& path, const std::vector<GemmResult>& results, 
     std::vector<std::string> row = {std::to_string(r.gemm_case.shape.m),
                                     std::to_string(r.gemm_case.shape.n),
                                     std::to_string(r.gemm_case.shape.k), r.gemm_case.op.text()};
+    if (tensor)
+      row.insert(row.end(), {element_type_name(options.dtype), element_type_name(options.ctype)});
     if (with_ft) row.insert(row.end(), {r.ft, r.has_ft_stats ? ft_mode_name(ft_mode) : "off"});
     for (const std::string& cell : times(r.aegis)) row.push_back(cell);
     row.insert(row.end(), {CsvWriter::number(r.aegis.gflops), r.aegis.verified ? "true" : "false",
@@ -576,21 +699,19 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
                      const DeviceInfo& device, const Libraries& libs) {
   const GemmShape& s = gemm_case.shape;
   const bool with_ft = !options.ft.empty();
-  int64_t bytes_per_set = int64_t(sizeof(float)) * (s.m * s.k + s.k * s.n + s.m * s.n);
+  const int64_t ab_bytes = int64_t(element_bytes(options.dtype));
+  const int64_t c_bytes = int64_t(element_bytes(options.ctype));
+  int64_t bytes_per_set = ab_bytes * (s.m * s.k + s.k * s.n) + c_bytes * s.m * s.n;
   int64_t sets = rotation_set_count(bytes_per_set, device.l2_bytes);
-  DeviceArena arena(operand_bytes(s, sets) + GemmCheck::device_bytes(s.m, s.n, s.k));
+  DeviceArena arena(operand_bytes(s, sets, options.dtype, options.ctype) +
+                    GemmCheck::device_bytes(s.m, s.n, s.k));
   uint64_t case_stream = uint64_t(case_index) << 40;
-  OperandSets operands =
-      make_operand_sets(arena, gemm_case, sets, options.seed, case_stream, libs.stream);
+  OperandSets operands = make_operand_sets(arena, gemm_case, sets, options.dtype, options.ctype,
+                                           options.seed, case_stream, libs.stream);
   GemmCheck checker(arena, operands.operands(gemm_case, 0), options.seed, case_stream | 3,
                     libs.stream);
 
-  const float alpha = 1.0f, beta = 0.0f;
-  auto sgemm = [&](int64_t set) {
-    return aegisSgemm(libs.aegis, gemm_case.op.a, gemm_case.op.b, s.m, s.n, s.k, &alpha,
-                      operands.a[set], operands.lda, operands.b[set], operands.ldb, &beta,
-                      operands.c[set], operands.ldc);
-  };
+  auto gemm = [&](int64_t set) { return call_aegis(libs.aegis, operands.call(gemm_case, set)); };
   CaseOutcome outcome;
   // Without --ft aegis runs once, as the handle comes (FT off).
   const std::vector<FtSetting> settings = with_ft ? options.ft : std::vector<FtSetting>(1);
@@ -604,7 +725,7 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
     if (setting.on) {
       // A level can still refuse one shape (the non-fused checksums need workspace); that
       // skips this row only. The statistics then restart so that they count this row alone.
-      aegisStatus_t status = sgemm(0);
+      aegisStatus_t status = gemm(0);
       if (status == AEGIS_STATUS_NOT_SUPPORTED || status == AEGIS_STATUS_ALLOC_FAILED) {
         outcome.notes.push_back(format_text("aegis-bench gemm: FT '%s' skipped for %s: %s",
                                             setting.name.c_str(), gemm_case.text().c_str(),
@@ -614,14 +735,18 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, status);
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisResetFtStats(libs.aegis));
     }
-    auto call_aegis = [&](int64_t set) {
-      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, sgemm(set));
-      const char* kernel = nullptr;
-      AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
-                              aegisGetLastSgemmChoice(libs.aegis, &kernel, &row.aegis.split_k));
-      row.aegis.kernel = kernel ? kernel : "";
+    auto aegis_call = [&](int64_t set) {
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, gemm(set));
+      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, last_aegis_kernel(libs.aegis, options.dtype,
+                                                            &row.aegis.kernel, &row.aegis.split_k));
     };
-    measure(gemm_case, operands, checker, libs.stream, options.timing, call_aegis, row.aegis);
+    measure(gemm_case, operands, checker, libs.stream, options.timing, aegis_call, row.aegis);
+    // An override the kernel cannot honour on this call falls back silently: say so.
+    if (!options.gemm_ex_config.empty() && row.aegis.kernel != options.gemm_ex_config)
+      outcome.notes.push_back(format_text(
+          "aegis-bench gemm: --gemm-ex-config %s cannot run %s; dispatch ran %s",
+          options.gemm_ex_config.c_str(), gemm_case.text().c_str(),
+          row.aegis.kernel.empty() ? "nothing" : row.aegis.kernel.c_str()));
     if (setting.on) {
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisGetFtStatsSync(libs.aegis, &row.ft_stats));
       row.has_ft_stats = true;
@@ -638,14 +763,10 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
 
   LibraryRun cublas;
   if (options.with_cublas) {
-    auto call_cublas = [&](int64_t set) {
-      auto op = [](aegisOperation_t o) { return o == AEGIS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T; };
-      AEGIS_BENCH_CHECK_CUBLAS(cublasSgemm_v2(
-          libs.cublas, op(gemm_case.op.a), op(gemm_case.op.b), int(s.m), int(s.n), int(s.k),
-          &alpha, operands.a[set], int(operands.lda), operands.b[set], int(operands.ldb), &beta,
-          operands.c[set], int(operands.ldc)));
+    auto cublas_call = [&](int64_t set) {
+      AEGIS_BENCH_CHECK_CUBLAS(call_cublas(libs.cublas, operands.call(gemm_case, set)));
     };
-    measure(gemm_case, operands, checker, libs.stream, options.timing, call_cublas, cublas);
+    measure(gemm_case, operands, checker, libs.stream, options.timing, cublas_call, cublas);
   }
   const GemmResult* off_row = nullptr;
   for (const GemmResult& row : outcome.rows)
@@ -667,7 +788,19 @@ int run_gemm(const Invocation& invocation) {
   GemmOptions options = parse_gemm_options(invocation);
   DeviceInfo device = require_device();
   Libraries libs = open_libraries();
-  const bool with_ft = !options.ft.empty();
+  const bool with_ft = !options.ft.empty(), tensor = options.dtype != AEGIS_R_32F;
+  // cublasGemmEx with CUBLAS_COMPUTE_32F writes C of the input type or f32, nothing else.
+  const bool cublas_takes_types = options.ctype == options.dtype || options.ctype == AEGIS_R_32F;
+  if (tensor && options.with_cublas && !cublas_takes_types) {
+    std::fprintf(stderr,
+                 "aegis-bench gemm: cublasGemmEx has no %s inputs with %s C (CUBLAS_COMPUTE_32F); "
+                 "timing aegis alone\n",
+                 element_type_name(options.dtype), element_type_name(options.ctype));
+    options.with_cublas = false;
+  }
+  if (!options.gemm_ex_config.empty())
+    AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
+                            aegisSetGemmExOverride(libs.aegis, options.gemm_ex_config.c_str()));
   if (with_ft) {
     options.ft = supported_ft_settings(libs, options.ft);
     if (options.ft.empty()) {
@@ -688,6 +821,12 @@ int run_gemm(const Invocation& invocation) {
       device.compute_capability().c_str(), version_text(aegisGetVersion()).c_str(),
       version_text(libs.cublas_version).c_str(), options.timing.timed_runs,
       options.timing.warmup_runs);
+  if (tensor)
+    std::printf("types: A, B %s, C %s, FP32 accumulation (aegisGemmEx against cublasGemmEx); "
+                "aegis kernel %s\n",
+                element_type_name(options.dtype), element_type_name(options.ctype),
+                options.gemm_ex_config.empty() ? "chosen by dispatch"
+                                               : ("forced: " + options.gemm_ex_config).c_str());
   if (with_ft) {
     std::string names;
     for (const FtSetting& setting : options.ft) names += (names.empty() ? "" : ", ") + setting.name;
@@ -697,6 +836,7 @@ int run_gemm(const Invocation& invocation) {
   std::printf("\n");
   std::vector<TableColumn> columns = {{"m", 6, false}, {"n", 6, false}, {"k", 6, false},
                                       {"op", 2, true}};
+  if (tensor) columns.insert(columns.end(), {{"dtype", 5, true}, {"ctype", 5, true}});
   if (with_ft) columns.push_back({"ft", 8, true});
   columns.insert(columns.end(),
                  {{"aegis GF/s", 10, false}, {"cuBLAS GF/s", 11, false}, {"ratio", 6, false}});
@@ -723,7 +863,7 @@ int run_gemm(const Invocation& invocation) {
                        "error %.3g (limit %g)\n",
                        name.c_str(), cases[index].text().c_str(), run->max_error,
                        GemmCheck::kErrorLimit);
-      table.print_row(table_row(result, options.ceiling_gflops, with_ft));
+      table.print_row(table_row(result, options));
       results.push_back(result);
     }
   }
@@ -761,7 +901,7 @@ int run_gemm(const Invocation& invocation) {
   if (!options.json_path.empty())
     write_json(options.json_path, invocation, device, libs.aegis, libs.cublas_version, options,
                results, summary);
-  if (!options.csv_path.empty()) write_csv(options.csv_path, results, with_ft, options.ft_mode);
+  if (!options.csv_path.empty()) write_csv(options.csv_path, results, options);
   close_libraries(libs);
   return summary.failures > 0 ? 1 : 0;
 }

@@ -17,6 +17,13 @@ __device__ float uniform_from_bits(uint64_t bits, float) {
 __device__ double uniform_from_bits(uint64_t bits, double) {
   return double(bits >> 11) * 0x1p-52 - 1.0;  // 53 random bits: exact in double
 }
+// 16-bit types: a float draw rounded to nearest; the stored value is what every reader sees.
+__device__ __half uniform_from_bits(uint64_t bits, __half) {
+  return __float2half_rn(uniform_from_bits(bits, float()));
+}
+__device__ __nv_bfloat16 uniform_from_bits(uint64_t bits, __nv_bfloat16) {
+  return __float2bfloat16_rn(uniform_from_bits(bits, float()));
+}
 
 template <typename T>
 __global__ void fill_uniform_kernel(T* data, int64_t count, uint64_t key) {
@@ -45,6 +52,16 @@ cudaError_t fill_uniform(float* data, int64_t count, uint64_t seed, uint64_t str
 }
 
 cudaError_t fill_uniform(double* data, int64_t count, uint64_t seed, uint64_t stream_id,
+                         cudaStream_t stream) {
+  return launch_fill(data, count, seed, stream_id, stream);
+}
+
+cudaError_t fill_uniform(__half* data, int64_t count, uint64_t seed, uint64_t stream_id,
+                         cudaStream_t stream) {
+  return launch_fill(data, count, seed, stream_id, stream);
+}
+
+cudaError_t fill_uniform(__nv_bfloat16* data, int64_t count, uint64_t seed, uint64_t stream_id,
                          cudaStream_t stream) {
   return launch_fill(data, count, seed, stream_id, stream);
 }

@@ -7,6 +7,7 @@
 
 #include "console.h"
 #include "blas2_tuner.h"
+#include "gemm_ex_tuner.h"
 #include "sgemm_tuner.h"
 
 namespace {
@@ -22,7 +23,12 @@ void usage(std::FILE* to) {
                "usage: aegis-tune blas2 [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
                "                        [--precisions sdcz]\n"
                "  Times every level-2 configuration with each Y split per routine and size\n"
-               "  band (deterministic mode). Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n");
+               "  band (deterministic mode). Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n"
+               "usage: aegis-tune gemm-ex [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
+               "  Times every tensor-core GEMM kernel (not the mma.sync fallback) against\n"
+               "  cublasGemmEx on representative shapes of each class, FP16 in and out with\n"
+               "  FP32 accumulation, NN and TN; each kernel's result is checked in FP64 before\n"
+               "  it is timed. Commit the table as src/dispatch/tuning/gemm_ex_<gpu>.inc.\n");
 }
 
 // Parses the options after the routine name into opt (and --precisions into *precisions
@@ -73,6 +79,11 @@ int main(int argc, char** argv) {
     aegis::tune::Blas2TuneOptions opt;
     const int status = parse_options(argc, argv, opt, &opt.precisions, false);
     return status >= 0 ? status : aegis::tune::run_blas2_tuner(opt);
+  }
+  if (!std::strcmp(argv[1], "gemm-ex")) {
+    aegis::tune::TuneOptions opt;
+    const int status = parse_options(argc, argv, opt, nullptr, false);
+    return status >= 0 ? status : aegis::tune::run_gemm_ex_tuner(opt);
   }
   if (!std::strcmp(argv[1], "sgemm")) {
     aegis::tune::TuneOptions opt;

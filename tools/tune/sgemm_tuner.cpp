@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "class_shapes.h"
 #include "console.h"
 #include "cuda_check.h"
 #include "device.h"
@@ -29,26 +30,6 @@ namespace aegis::tune {
 namespace {
 
 using bench::format_text;
-
-struct Shape {
-  int64_t m, n, k;
-};
-
-// Representative shapes of each class: the default benchmark suite's members plus
-// neighbours, so that a row is not fitted to one size.
-const std::vector<std::pair<aegisShapeClass_t, std::vector<Shape>>>& class_shapes() {
-  static const std::vector<std::pair<aegisShapeClass_t, std::vector<Shape>>> shapes = {
-      {AEGIS_SHAPE_SMALL,
-       {{64, 64, 256}, {128, 128, 128}, {160, 160, 256}, {256, 256, 256}, {384, 384, 256}}},
-      {AEGIS_SHAPE_MEDIUM,
-       {{1024, 1024, 1024}, {4096, 4096, 128}, {1536, 1536, 512}, {2048, 2048, 256}}},
-      {AEGIS_SHAPE_LARGE, {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 1024}, {3000, 3000, 3000}}},
-      {AEGIS_SHAPE_HUGE, {{8192, 8192, 8192}, {16384, 16384, 1024}}},
-      {AEGIS_SHAPE_TALL, {{4096, 128, 4096}, {65536, 128, 128}, {16384, 512, 1024}, {8192, 1024, 512}}},
-      {AEGIS_SHAPE_WIDE, {{128, 4096, 4096}, {128, 65536, 128}, {512, 16384, 1024}, {1024, 8192, 512}}},
-  };
-  return shapes;
-}
 
 const int kSplitLimits[] = {1, 2, 4, 8, 16};
 

@@ -1,0 +1,388 @@
+// aegis-tune gemm-ex: times every tensor-core GEMM kernel of this build (except the
+// mma.sync fallback, which dispatch uses where nothing else can run) against cublasGemmEx on
+// representative shapes of every shape class, FP16 A, B and C with FP32 accumulation, NN and
+// TN, and writes the rows of src/dispatch/tuning/gemm_ex_<gpu>.inc.
+//
+// A kernel is forced through the public API with aegisSetGemmExOverride, so the tuner
+// measures exactly what dispatch will run. Where a kernel cannot run a call, dispatch falls
+// back to another one; the tuner sees that in aegisGetLastGemmExChoice and skips the kernel
+// on that problem. Each kernel's first result on a problem is checked in FP64 (GemmCheck, the
+// benchmark's check) before it is timed: a wrong kernel is never chosen, however fast.
+// Per class the winner has the smallest geometric mean of time / best time over the class's
+// problems (shapes x transposes) among the kernels that ran and passed on all of them.
+#include "gemm_ex_tuner.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "class_shapes.h"
+#include "console.h"
+#include "cuda_check.h"
+#include "device.h"
+#include "event_timer.h"
+#include "gemm_call.h"
+#include "gemm_case.h"
+#include "gemm_check.h"
+#include "gemm_types.h"
+#include "json_writer.h"
+
+namespace aegis::tune {
+namespace {
+
+using bench::format_text;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kFallbackKernel = "gemm_sm80_mma_sync";
+constexpr aegisDataType_t kType = AEGIS_R_16F;  // A, B and C
+
+const std::vector<bench::GemmOp> kOps = {{AEGIS_OP_N, AEGIS_OP_N}, {AEGIS_OP_T, AEGIS_OP_N}};
+
+enum class Outcome { kTimed, kRefused, kFailed };
+
+const char* outcome_name(Outcome outcome) {
+  return outcome == Outcome::kTimed ? "timed" : outcome == Outcome::kRefused ? "refused" : "failed";
+}
+
+struct Measurement {
+  Outcome outcome = Outcome::kRefused;
+  std::string ran;        // kernel dispatch ran (another one where the candidate refused)
+  double max_err = kNaN;  // GemmCheck units, pass <= 2
+  double median_ms = kNaN;
+};
+
+// One shape with one transpose pair: every candidate, then cuBLAS.
+struct Problem {
+  Shape shape;
+  bench::GemmOp op;
+  std::vector<Measurement> candidates;
+  Measurement cublas;
+};
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string problem_text(const Problem& p) {
+  return format_text("%lldx%lldx%lld %s", (long long)p.shape.m, (long long)p.shape.n,
+                     (long long)p.shape.k, p.op.text().c_str());
+}
+
+double gflops(const Shape& s, double ms) {
+  return 2.0 * double(s.m) * double(s.n) * double(s.k) / (ms * 1e6);
+}
+
+struct Context {
+  aegisHandle_t aegis = nullptr;
+  cublasHandle_t cublas = nullptr;
+  cudaStream_t stream = nullptr;
+  bench::DeviceInfo dev;
+  bench::TimingPlan plan;
+  uint64_t seed = 1;
+};
+
+// Operands rotated past twice the L2, alpha 1, beta 0, tight leading dimensions. Every
+// result is checked on set 0, written over a C of NaNs, before its time counts.
+void measure_problem(const Context& ctx, const std::vector<std::string>& candidates,
+                     uint64_t problem_id, Problem& problem, bench::ProgressLine& progress,
+                     const std::string& label) {
+  const Shape& s = problem.shape;
+  const size_t bytes = bench::element_bytes(kType);
+  const size_t set_bytes = bench::DeviceArena::footprint(size_t(s.m * s.k) * bytes) +
+                           bench::DeviceArena::footprint(size_t(s.k * s.n) * bytes) +
+                           bench::DeviceArena::footprint(size_t(s.m * s.n) * bytes);
+  const int64_t sets = bench::rotation_set_count(static_cast<int64_t>(set_bytes), ctx.dev.l2_bytes);
+  bench::DeviceArena arena(set_bytes * static_cast<size_t>(sets) +
+                           bench::GemmCheck::device_bytes(s.m, s.n, s.k));
+  std::vector<bench::GemmCall> calls(static_cast<size_t>(sets));
+  const uint64_t stream_base = problem_id << 32;
+  const int64_t lda = problem.op.a == AEGIS_OP_N ? s.m : s.k;
+  const int64_t ldb = problem.op.b == AEGIS_OP_N ? s.k : s.n;
+  for (int64_t i = 0; i < sets; ++i) {
+    void* a = arena.take<char>(s.m * s.k * int64_t(bytes));
+    void* b = arena.take<char>(s.k * s.n * int64_t(bytes));
+    void* c = arena.take<char>(s.m * s.n * int64_t(bytes));
+    AEGIS_BENCH_CHECK_CUDA(
+        bench::fill_uniform(kType, a, s.m * s.k, ctx.seed, stream_base + 3 * i, ctx.stream));
+    AEGIS_BENCH_CHECK_CUDA(
+        bench::fill_uniform(kType, b, s.k * s.n, ctx.seed, stream_base + 3 * i + 1, ctx.stream));
+    calls[size_t(i)] = {problem.op, s.m, s.n, s.k, kType, kType, a, lda, b, ldb, c, s.m};
+  }
+  const bench::GemmCall& first = calls[0];
+  const bench::GemmCheck checker(
+      arena, {first.op.a, first.op.b, s.m, s.n, s.k, first.a, first.lda, first.b, first.ldb, kType},
+      ctx.seed, stream_base + 3 * sets + 2, ctx.stream);
+  auto poison_c = [&] {
+    AEGIS_BENCH_CHECK_CUDA(cudaMemsetAsync(first.c, 0xFF, size_t(s.m * s.n) * bytes, ctx.stream));
+  };
+  auto verified = [&](Measurement& m) {
+    m.max_err = checker.check(first.c, kType, first.ldc, 1.0, ctx.stream).max_error;
+    return m.max_err <= bench::GemmCheck::kErrorLimit;
+  };
+
+  problem.candidates.assign(candidates.size(), Measurement());
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    Measurement& m = problem.candidates[c];
+    progress.show(format_text("%s %s: %s", label.c_str(), problem_text(problem).c_str(),
+                              candidates[c].c_str()));
+    AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, aegisSetGemmExOverride(ctx.aegis, candidates[c].c_str()));
+    poison_c();
+    const aegisStatus_t status = bench::call_aegis(ctx.aegis, first);
+    if (status != AEGIS_STATUS_SUCCESS) {
+      m.ran = format_text("error: %s", bench::aegis_failure_detail(ctx.aegis, status));
+      continue;  // refused
+    }
+    int split = 0;
+    AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, bench::last_aegis_kernel(ctx.aegis, kType, &m.ran, &split));
+    if (m.ran != candidates[c]) continue;  // dispatch fell back: the kernel refused the call
+    if (!verified(m)) {
+      m.outcome = Outcome::kFailed;
+      continue;
+    }
+    m.outcome = Outcome::kTimed;
+    m.median_ms =
+        bench::time_on_stream(ctx.stream, ctx.plan, [&](int64_t index) {
+          AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, bench::call_aegis(ctx.aegis, calls[index % sets]));
+        }).median_ms;
+  }
+  AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, aegisSetGemmExOverride(ctx.aegis, nullptr));
+
+  progress.show(format_text("%s %s: cuBLAS", label.c_str(), problem_text(problem).c_str()));
+  problem.cublas.ran = "cublasGemmEx";
+  poison_c();
+  AEGIS_BENCH_CHECK_CUBLAS(bench::call_cublas(ctx.cublas, first));
+  if (verified(problem.cublas)) {
+    problem.cublas.outcome = Outcome::kTimed;
+    problem.cublas.median_ms =
+        bench::time_on_stream(ctx.stream, ctx.plan, [&](int64_t index) {
+          AEGIS_BENCH_CHECK_CUBLAS(bench::call_cublas(ctx.cublas, calls[index % sets]));
+        }).median_ms;
+  } else {
+    problem.cublas.outcome = Outcome::kFailed;
+  }
+  AEGIS_BENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+}
+
+void write_measurement_json(bench::JsonWriter& json, const Shape& s, const Measurement& m) {
+  json.field("outcome", outcome_name(m.outcome))
+      .field("ran", m.ran)
+      .field("max_err", m.max_err)
+      .field("median_ms", m.median_ms)
+      .field("gflops", gflops(s, m.median_ms));
+}
+
+}  // namespace
+
+int run_gemm_ex_tuner(const TuneOptions& opt) {
+  Context ctx;
+  ctx.dev = bench::require_device();
+  ctx.seed = opt.seed;
+  ctx.plan.warmup_runs = 2;
+  ctx.plan.timed_runs = opt.reps;
+  ctx.plan.min_time_ms = 0;
+  AEGIS_BENCH_CHECK_CUDA(cudaStreamCreate(&ctx.stream));
+  AEGIS_BENCH_CHECK_AEGIS(nullptr, aegisCreate(&ctx.aegis));
+  AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, aegisSetStream(ctx.aegis, ctx.stream));
+  AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, aegisSetPointerMode(ctx.aegis, AEGIS_POINTER_MODE_HOST));
+  AEGIS_BENCH_CHECK_CUBLAS(cublasCreate(&ctx.cublas));
+  AEGIS_BENCH_CHECK_CUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
+  AEGIS_BENCH_CHECK_CUBLAS(cublasSetMathMode(ctx.cublas, CUBLAS_DEFAULT_MATH));
+
+  std::vector<std::string> candidates;
+  for (int i = 0; i < aegisGemmExConfigCount(); ++i)
+    if (std::string(aegisGemmExConfigName(i)) != kFallbackKernel)
+      candidates.push_back(aegisGemmExConfigName(i));
+  if (candidates.empty()) {
+    std::fprintf(stderr, "aegis-tune: this build has no tensor-core GEMM kernel to tune\n");
+    return 1;
+  }
+
+  bench::JsonWriter json;
+  json.begin_object()
+      .field("tool", "aegis-tune")
+      .field("subcommand", "gemm-ex")
+      .field("command", opt.command)
+      .field("date", bench::utc_timestamp())
+      .key("device")
+      .begin_object()
+      .field("name", ctx.dev.name)
+      .field("sm_count", ctx.dev.sm_count)
+      .field("l2_bytes", ctx.dev.l2_bytes)
+      .field("cc", ctx.dev.compute_capability())
+      .end_object()
+      .field("dtype", bench::element_type_name(kType))
+      .field("ctype", bench::element_type_name(kType))
+      .field("compute", "f32")
+      .field("reps", opt.reps)
+      .field("max_err_unit", "gamma_k |op(A)| |op(B)| + u_c / (1 - u_c) |C| + eta_c; pass <= 2");
+  json.key("candidates").begin_array();
+  for (const std::string& name : candidates) json.value(name);
+  json.end_array();
+  json.key("classes").begin_array();
+
+  bench::ProgressLine progress;
+  std::string rows;
+  int failures = 0, classes_without_row = 0;
+  uint64_t problem_id = 0;
+  std::printf("%-8s %-36s %9s %9s   %s\n", "class", "chosen config", "geo-mean", "vs cuBLAS",
+              "runner-up");
+  for (const auto& [shape_class, shapes] : class_shapes()) {
+    const std::string cls = aegisShapeClassName(shape_class);
+    std::vector<Problem> problems;
+    for (const Shape& s : shapes) {
+      if (aegisGemmShapeClass(s.m, s.n, s.k) != shape_class) {
+        progress.clear();
+        std::fprintf(stderr, "aegis-tune: warning: %lldx%lldx%lld is not of class %s\n",
+                     (long long)s.m, (long long)s.n, (long long)s.k, cls.c_str());
+      }
+      for (const bench::GemmOp& op : kOps) {
+        Problem problem{s, op, {}, {}};
+        measure_problem(ctx, candidates, problem_id++, problem, progress, "[" + cls + "]");
+        problems.push_back(problem);
+      }
+    }
+    progress.clear();
+    // Failures are loud: a kernel that computes wrong results must be fixed, not tuned.
+    for (const Problem& p : problems) {
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        if (p.candidates[c].outcome != Outcome::kFailed) continue;
+        ++failures;
+        std::fprintf(stderr,
+                     "aegis-tune: %s FAILED verification on %s: max normalized error %.3g "
+                     "(limit %g); not a candidate for class %s\n",
+                     candidates[c].c_str(), problem_text(p).c_str(), p.candidates[c].max_err,
+                     bench::GemmCheck::kErrorLimit, cls.c_str());
+      }
+      if (p.cublas.outcome == Outcome::kFailed)
+        std::fprintf(stderr, "aegis-tune: cuBLAS failed verification on %s (max error %.3g)\n",
+                     problem_text(p).c_str(), p.cublas.max_err);
+    }
+
+    // Score: mean over problems of log(time / best time on that problem), among the
+    // candidates timed on every problem of the class.
+    std::vector<double> score(candidates.size(), 0.0), vs_cublas(candidates.size(), 0.0);
+    std::vector<bool> eligible(candidates.size(), true);
+    int cublas_count = 0;
+    for (const Problem& p : problems) {
+      double best = std::numeric_limits<double>::infinity();
+      for (const Measurement& m : p.candidates)
+        if (m.outcome == Outcome::kTimed) best = std::min(best, m.median_ms);
+      const bool with_cublas = p.cublas.outcome == Outcome::kTimed;
+      cublas_count += with_cublas;
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        const Measurement& m = p.candidates[c];
+        if (m.outcome != Outcome::kTimed) {
+          eligible[c] = false;
+          continue;
+        }
+        score[c] += std::log(m.median_ms / best);
+        if (with_cublas) vs_cublas[c] += std::log(p.cublas.median_ms / m.median_ms);
+      }
+    }
+    std::vector<size_t> order;
+    for (size_t c = 0; c < candidates.size(); ++c)
+      if (eligible[c]) order.push_back(c);
+    // Ties keep the registry's order.
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return score[a] < score[b] - 1e-12; });
+    const double n_problems = static_cast<double>(problems.size());
+    auto geomean = [&](size_t c) { return std::exp(score[c] / n_problems); };
+    auto cublas_ratio = [&](size_t c) {
+      return cublas_count ? std::exp(vs_cublas[c] / cublas_count) : kNaN;
+    };
+    const std::string row_class = "AEGIS_SHAPE_" + upper(cls);
+    if (order.empty()) {
+      ++classes_without_row;
+      std::printf("%-8s %-36s\n", cls.c_str(), "(none: no kernel ran every problem)");
+      rows += format_text(
+          "// %s: no kernel ran and passed every problem of the class; dispatch falls back\n",
+          row_class.c_str());
+    } else {
+      const size_t win = order[0];
+      const std::string runner_up =
+          order.size() > 1
+              ? format_text("%s (%.3f)", candidates[order[1]].c_str(), geomean(order[1]))
+              : std::string("-");
+      std::printf("%-8s %-36s %9.3f %9.3f   %s\n", cls.c_str(), candidates[win].c_str(),
+                  geomean(win), cublas_ratio(win), runner_up.c_str());
+      rows += format_text("{%s, \"%s\"},\n", row_class.c_str(), candidates[win].c_str());
+    }
+
+    json.begin_object().field("class", cls);
+    if (order.empty())
+      json.key("config").null();
+    else
+      json.field("config", candidates[order[0]])
+          .field("geomean_vs_best", geomean(order[0]))
+          .field("geomean_ratio_vs_cublas", cublas_ratio(order[0]));
+    json.key("problems").begin_array();
+    for (const Problem& p : problems) {
+      json.begin_object()
+          .field("m", p.shape.m)
+          .field("n", p.shape.n)
+          .field("k", p.shape.k)
+          .field("op", p.op.text());
+      json.key("cublas").begin_object();
+      write_measurement_json(json, p.shape, p.cublas);
+      json.end_object();
+      json.key("candidates").begin_array();
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        json.begin_object().field("config", candidates[c]);
+        write_measurement_json(json, p.shape, p.candidates[c]);
+        const double cublas_ms = p.cublas.median_ms, ms = p.candidates[c].median_ms;
+        json.field("ratio_vs_cublas", cublas_ms / ms).end_object();
+      }
+      json.end_array().end_object();
+    }
+    json.end_array().end_object();
+  }
+  json.end_array().field("verification_failures", failures).end_object();
+
+  int status = 0;
+  if (!opt.out_path.empty()) {
+    std::FILE* f = std::fopen(opt.out_path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "aegis-tune: cannot write %s\n", opt.out_path.c_str());
+      return 1;
+    }
+    std::fprintf(f,
+                 "// Tensor-core GEMM tuning table for %s (%d SMs), written by aegis-tune on %s; "
+                 "do not edit.\n"
+                 "//   %s\n"
+                 "// FP16 A, B and C, FP32 accumulation, NN and TN. Per class the kernel with the "
+                 "smallest\n"
+                 "// geometric mean of time / best time over the class's shapes and transposes, "
+                 "among the\n"
+                 "// kernels that ran and passed the FP64 check on all of them (%s, the "
+                 "fallback,\n"
+                 "// is not a candidate).\n"
+                 "// Row: {shape class, configuration}\n%s",
+                 ctx.dev.name.c_str(), ctx.dev.sm_count, bench::utc_timestamp().c_str(),
+                 opt.command.c_str(), kFallbackKernel, rows.c_str());
+    std::fclose(f);
+  }
+  if (!opt.json_path.empty() && !json.save(opt.json_path)) {
+    std::fprintf(stderr, "aegis-tune: cannot write %s\n", opt.json_path.c_str());
+    status = 1;
+  }
+  if (classes_without_row > 0)
+    std::fprintf(stderr, "aegis-tune: %d class(es) got no row (see the table)\n",
+                 classes_without_row);
+  if (failures > 0) {
+    std::fprintf(stderr, "aegis-tune: %d kernel result(s) FAILED verification\n", failures);
+    status = 1;
+  }
+  cublasDestroy(ctx.cublas);
+  aegisDestroy(ctx.aegis);
+  cudaStreamDestroy(ctx.stream);
+  return status;
+}
+
+}  // namespace aegis::tune
