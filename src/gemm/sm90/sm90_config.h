@@ -28,8 +28,10 @@ struct Sm90Config {
   static constexpr int kStageBytesA = kBM * kBK * 2;
   static constexpr int kStageBytesB = kBN * kBK * 2;
   static constexpr int kStageBytes = kStageBytesA + kStageBytesB;
-  // Epilogue staging: 32 columns x 68 (padded) floats per consumer warpgroup.
-  static constexpr int kEpilogueBytes = StagedEpilogue ? kConsumers * 32 * 68 * 4 : 0;
+  // Epilogue staging per consumer warpgroup, 1024-byte aligned: 32 columns x 68 (padded)
+  // floats, or two 128-byte-swizzled 64 x 32 buffers of 16-bit C for the TMA store.
+  static constexpr int kEpilogueBytesPerConsumer = 9 * 1024;
+  static constexpr int kEpilogueBytes = StagedEpilogue ? kConsumers * kEpilogueBytesPerConsumer : 0;
   // Stages, epilogue staging, then the full/empty mbarriers; +1024 to align the stages to
   // the 128-byte swizzle's 1024-byte pattern.
   static constexpr int kSmemBytes =

@@ -16,6 +16,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cuda.h>
+
 #include "gemm/sm90/sm90_primitives.cuh"
 
 namespace aegis::gemm::sm90 {
@@ -163,6 +165,65 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
         const float4 v = *reinterpret_cast<const float4*>(&stage[c * kStageStride + read_row]);
         store_four<Out>(C + col * ldc + tile_row + read_row, rows_left, c_vec, v, alpha, beta);
       }
+    }
+  }
+}
+
+// 16-bit C with beta = 0 and a TMA-describable C: stmatrix the scaled, rounded fragments
+// 32 columns at a time into a 128-byte-swizzled staging buffer (conflict-free, the layout of
+// the C map's boxes) and let TMA store it. The stores drain asynchronously, so the
+// consumer goes back to the main loop without waiting for them; two buffers alternate, and a
+// buffer is rewritten only after the store two chunks back has read it.
+constexpr int kTmaStoreCols = 32;
+constexpr int kTmaStoreBufferBytes = kTmaStoreCols * 128;  // 64 rows x 2 bytes per column
+
+template <typename Out>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<Out, __half>) {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  } else {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+}
+
+// buffers: two kTmaStoreBufferBytes buffers, 1024-byte aligned, owned by this warpgroup.
+template <typename Out, int BN>
+__device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint8_t* buffers,
+                                               int thread, int barrier_id,
+                                               const CUtensorMap* map_c, int tile_row,
+                                               int tile_col, float alpha) {
+  static_assert(sizeof(Out) == 2, "the TMA store path writes 16-bit C");
+  const int warp = thread / 32, lane = thread % 32;
+  // This lane's stmatrix row: column (lane % 8) of tile (lane / 8); tiles 0/1 are rows
+  // +0/+8 of column block 2p, tiles 2/3 the same of block 2p + 1.
+  const int tile = lane / 8;
+  const int row_chunk = warp * 2 + (tile & 1);  // 16-byte piece of the 128-byte column
+#pragma unroll
+  for (int chunk = 0; chunk < BN / kTmaStoreCols; ++chunk) {
+    uint8_t* buffer = buffers + (chunk & 1) * kTmaStoreBufferBytes;
+    // The store that last read this buffer (two chunks ago, maybe in the previous tile)
+    // must be done reading before it is overwritten.
+    if (thread == 0) bulk_wait_read<1>();
+    warpgroup_barrier(barrier_id);
+#pragma unroll
+    for (int p = 0; p < kTmaStoreCols / 16; ++p) {
+      const int jj = chunk * (kTmaStoreCols / 8) + 2 * p;  // first 8-column block
+      const int col = 16 * p + 8 * (tile >> 1) + lane % 8;  // column within the chunk
+      const uint32_t addr =
+          smem_addr(buffer) + col * 128 + ((row_chunk ^ (col % 8)) * 16);
+      stmatrix_x4_trans(addr,
+                        pack2<Out>(scale(acc[4 * jj + 0], alpha), scale(acc[4 * jj + 1], alpha)),
+                        pack2<Out>(scale(acc[4 * jj + 2], alpha), scale(acc[4 * jj + 3], alpha)),
+                        pack2<Out>(scale(acc[4 * jj + 4], alpha), scale(acc[4 * jj + 5], alpha)),
+                        pack2<Out>(scale(acc[4 * jj + 6], alpha), scale(acc[4 * jj + 7], alpha)));
+    }
+    fence_async_shared();
+    warpgroup_barrier(barrier_id);
+    if (thread == 0) {
+      tma_store_2d(map_c, buffer, tile_row, tile_col + chunk * kTmaStoreCols);
+      bulk_commit();
     }
   }
 }

@@ -50,6 +50,8 @@ struct Sm90KernelArgs {
   int split_k, k_tiles_per_split;
   float* partial;
   bool partial_vec;
+  // map_c describes C (16-bit, aligned): with beta = 0 the epilogue stores through TMA.
+  bool c_tma;
 };
 
 // Tile rows visited together by the persistent tile order.
@@ -109,12 +111,22 @@ struct WgmmaOp<BF16, 256> {
 
 // One consumer's epilogue in the configured style (see sm90_epilogue.cuh).
 template <typename Cfg, typename Out>
-__device__ __forceinline__ void epilogue(const float (&acc)[Cfg::kBN / 2], float* stage_base,
+__device__ __forceinline__ void epilogue(const float (&acc)[Cfg::kBN / 2], uint8_t* stage_base,
                                          int consumer, int thread, Out* C, int64_t ldc,
                                          bool c_vec, int64_t m, int64_t n, int64_t tile_row,
-                                         int64_t tile_col, float alpha, float beta) {
+                                         int64_t tile_col, float alpha, float beta,
+                                         const CUtensorMap* map_c) {
   if constexpr (Cfg::kStagedEpilogue) {
-    store_tile_staged<Out, Cfg::kBN>(acc, stage_base + consumer * kEpilogueSmemFloats, thread,
+    uint8_t* stage = stage_base + consumer * Cfg::kEpilogueBytesPerConsumer;
+    if constexpr (sizeof(Out) == 2) {
+      if (map_c && beta == 0.0f) {
+        store_tile_tma<Out, Cfg::kBN>(acc, stage, thread, 1 + consumer, map_c,
+                                      static_cast<int>(tile_row), static_cast<int>(tile_col),
+                                      alpha);
+        return;
+      }
+    }
+    store_tile_staged<Out, Cfg::kBN>(acc, reinterpret_cast<float*>(stage), thread,
                                      1 + consumer, C, ldc, m, n, tile_row, tile_col, c_vec,
                                      alpha, beta);
   } else {
@@ -127,16 +139,20 @@ __device__ __forceinline__ void epilogue(const float (&acc)[Cfg::kBN / 2], float
 template <typename Cfg, typename AB, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, const Sm90KernelArgs args) {
+                     const __grid_constant__ CUtensorMap map_b,
+                     const __grid_constant__ CUtensorMap map_c, const Sm90KernelArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kStages = Cfg::kStages;
   constexpr int kBN = Cfg::kBN;
   constexpr int kCluster = Cfg::kClusterM;
+  static_assert(kEpilogueSmemFloats * 4 <= Cfg::kEpilogueBytesPerConsumer &&
+                    2 * kTmaStoreBufferBytes <= Cfg::kEpilogueBytesPerConsumer,
+                "epilogue staging does not fit its shared-memory slot");
   extern __shared__ uint8_t smem_raw[];
   // The 128-byte swizzle pattern repeats every 1024 bytes; tiles must start on it.
   uint8_t* smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
-  float* epilogue_stage = reinterpret_cast<float*>(smem + kStages * Cfg::kStageBytes);
+  uint8_t* epilogue_stage = smem + kStages * Cfg::kStageBytes;
   uint64_t* full =
       reinterpret_cast<uint64_t*>(smem + kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes);
   uint64_t* empty = full + kStages;
@@ -322,28 +338,32 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (args.split_k > 1) {
         float* partial = args.partial + static_cast<int64_t>(u / units_per_slice) * args.m * args.n;
         epilogue<Cfg, float>(acc, epilogue_stage, consumer, thread_in_wg, partial, args.m,
-                             args.partial_vec, args.m, args.n, tile_row, tile_col, 1.0f, 0.0f);
+                             args.partial_vec, args.m, args.n, tile_row, tile_col, 1.0f, 0.0f,
+                             nullptr);
         continue;
       }
       switch (args.c_type) {
         case tc::DType::F32:
           epilogue<Cfg, float>(acc, epilogue_stage, consumer, thread_in_wg,
                                static_cast<float*>(args.C), args.ldc, args.c_vec, args.m,
-                               args.n, tile_row, tile_col, alpha, beta);
+                               args.n, tile_row, tile_col, alpha, beta, nullptr);
           break;
         case tc::DType::BF16:
           epilogue<Cfg, __nv_bfloat16>(acc, epilogue_stage, consumer, thread_in_wg,
                                        static_cast<__nv_bfloat16*>(args.C), args.ldc,
                                        args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
-                                       beta);
+                                       beta, args.c_tma ? &map_c : nullptr);
           break;
         default:
           epilogue<Cfg, __half>(acc, epilogue_stage, consumer, thread_in_wg,
                                 static_cast<__half*>(args.C), args.ldc, args.c_vec, args.m,
-                                args.n, tile_row, tile_col, alpha, beta);
+                                args.n, tile_row, tile_col, alpha, beta,
+                                args.c_tma ? &map_c : nullptr);
           break;
       }
     }
+    // TMA stores still in flight read this CTA's shared memory.
+    if (thread_in_wg == 0) bulk_wait_all();
   }
 #endif
 }

@@ -17,7 +17,8 @@ int current_sm_count();
 
 template <typename Cfg, typename AB>
 cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
-  using KernelFn = void (*)(const CUtensorMap, const CUtensorMap, const Sm90KernelArgs);
+  using KernelFn =
+      void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const Sm90KernelArgs);
   const uint64_t m = static_cast<uint64_t>(p.m), n = static_cast<uint64_t>(p.n),
                  k = static_cast<uint64_t>(p.k);
   const tc::DType type = p.ab_type;
@@ -51,6 +52,10 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   args.partial_vec = reinterpret_cast<uintptr_t>(p.partial) % 16 == 0 && p.m % 4 == 0;
   const int64_t c_bytes = static_cast<int64_t>(tc::dtype_bytes(p.c_type));
   args.c_vec = reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * c_bytes) % 16 == 0;
+  // 16-bit C that TMA can describe: stored in 64-row x 32-column boxes (the beta = 0 path).
+  CUtensorMap map_c{};
+  args.c_tma = Cfg::kStagedEpilogue && c_bytes == 2 && args.c_vec && args.split_k == 1 &&
+               encode_operand_map(&map_c, p.c_type, p.C, m, n, p.ldc * 2, 64, 32);
 
   KernelFn kernel = p.trans_a ? (p.trans_b ? gemm_sm90_kernel<Cfg, AB, true, true>
                                            : gemm_sm90_kernel<Cfg, AB, true, false>)
@@ -78,7 +83,7 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, args);
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, args);
 }
 
 }  // namespace aegis::gemm::sm90
