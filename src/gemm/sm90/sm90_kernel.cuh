@@ -3,16 +3,20 @@
 //
 // Persistent and warp-specialized. Each CTA walks the output tiles t = blockIdx.x,
 // blockIdx.x + gridDim.x, ... in a grouped order (kGroupM tile rows at a time, so the CTAs
-// running together share A and B panels in L2). With clusters of two CTAs the unit of work
-// is two vertically adjacent tiles: each CTA loads half of their common B tile and
-// multicasts it to both, so B crosses from L2 once per pair. Warpgroup 0 is the producer: one thread
-// issues TMA copies of the A and B tiles of every k-step into a ring of kStages shared-memory
-// stages, each guarded by a "full" mbarrier (TMA bytes landed) and an "empty" mbarrier
-// (consumers done with it). Warpgroups 1 and 2 are consumers: each multiplies 64 rows of the
-// tile by all kBN columns with wgmma m64nBNk16 straight from shared memory, hands each stage
-// back as soon as its wgmmas retire (or in halves of the ring, kEagerRefill = false), then
-// scales and stores its accumulators while the producer already fills the ring for the next
-// tile. setmaxnreg moves registers from the producer to the consumers.
+// running together share A and B panels in L2). Warpgroup 0 is the producer: one thread
+// issues TMA copies of the A and B tiles of every k-step into a ring of kStages
+// shared-memory stages, each guarded by a "full" mbarrier (TMA bytes landed) and an "empty"
+// mbarrier (consumers done with it). Warpgroups 1 and 2 are consumers: each multiplies 64
+// rows of the tile by all kBN columns with wgmma m64nBNk16 straight from shared memory,
+// hands each stage back as soon as its wgmmas retire (or in halves of the ring,
+// kEagerRefill = false), then scales and stores its accumulators (sm90_epilogue.cuh; for
+// 16-bit C through asynchronous TMA stores) while the producer already fills the ring for
+// the next tile. setmaxnreg moves registers from the producer to the consumers.
+//
+// With clusters of two CTAs the unit of work is two vertically adjacent tiles: each CTA
+// loads half of their common B tile and multicasts it to both, so B crosses from L2 once
+// per pair (measured slower so far: docs/perf-notes.md, TC-1). Split-K adds the K slice to
+// the unit of work.
 //
 // Operand layouts: column-major A (op N) is M-major in shared memory, A^T (op T) is K-major;
 // column-major B (op N) is K-major, B^T (op T) is N-major. K-major tiles arrive as one TMA

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "gemm/sm90/sm90_kernel.cuh"
@@ -14,6 +15,27 @@ namespace aegis::gemm::sm90 {
 
 // Streaming multiprocessors of the current device (cached per device).
 int current_sm_count();
+
+// Clusters of `kernel` launched as `config` that the current device runs at once (cached
+// per configuration and device: every kernel of a configuration has the same block size and
+// shared memory; a large number when the query fails, so the caller's own bound applies).
+template <typename Cfg, typename KernelFn>
+int64_t max_active_clusters(KernelFn kernel, const cudaLaunchConfig_t& config) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cached[kMaxDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices)
+    return INT64_MAX;
+  int known = cached[device].load(std::memory_order_relaxed);
+  if (known == 0) {
+    if (cudaOccupancyMaxActiveClusters(&known, kernel, &config) != cudaSuccess || known < 1) {
+      cudaGetLastError();  // the query's failure is not the launch's
+      known = -1;
+    }
+    cached[device].store(known, std::memory_order_relaxed);
+  }
+  return known > 0 ? known : INT64_MAX;
+}
 
 template <typename Cfg, typename AB>
 cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
@@ -71,11 +93,9 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   const int64_t units = static_cast<int64_t>((args.tiles_m + Cfg::kClusterM - 1) /
                                              Cfg::kClusterM) *
                         args.tiles_n * args.split_k;
-  const int64_t clusters =
-      std::max<int64_t>(1, std::min<int64_t>(units, current_sm_count() / Cfg::kClusterM));
+  int64_t resident = current_sm_count() / Cfg::kClusterM;
 
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
   config.blockDim = dim3(Cfg::kThreads);
   config.dynamicSmemBytes = Cfg::kSmemBytes;
   config.stream = stream;
@@ -86,6 +106,14 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
+  if constexpr (Cfg::kClusterM > 1) {
+    // Not every SM pair may host a cluster of these CTAs at once; a grid of more clusters
+    // than fit would run its last ones as a second, serial wave of the persistent loop.
+    config.gridDim = dim3(static_cast<unsigned>(resident * Cfg::kClusterM));
+    resident = std::min<int64_t>(resident, max_active_clusters<Cfg>(kernel, config));
+  }
+  const int64_t clusters = std::max<int64_t>(1, std::min<int64_t>(units, resident));
+  config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
   return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, args);
 }
 
