@@ -20,6 +20,7 @@
 #include "dispatch/gemm_dispatch.h"
 #include "dispatch/tuning_table.h"
 #include "gemm/simt/sgemm_registry.h"
+#include "gemm/tc/tc_registry.h"
 
 namespace aegis_test {
 namespace {
@@ -244,6 +245,32 @@ TEST(TuningTable, EveryShapeClassHasARow) {
       EXPECT_EQ(sgemm_row(*t, cls).shape_class, cls) << aegisShapeClassName(cls);
     }
   }
+}
+
+// Tensor-core rows: a table either has none (the mma.sync fallback serves every shape) or
+// exactly one per shape class, each naming a TMA kernel of this build.
+TEST(TuningTable, GemmExRowsNameBuiltTensorCoreKernels) {
+  for (const TuningTable* t : reachable_tables()) {
+    SCOPED_TRACE(std::string("table ") + t->name);
+    if (t->gemm_ex_row_count == 0) {
+      EXPECT_EQ(t->gemm_ex_rows, nullptr);
+      continue;
+    }
+    ASSERT_NE(t->gemm_ex_rows, nullptr);
+    for (int c = 0; c < AEGIS_SHAPE_COUNT; ++c) {
+      const auto cls = static_cast<aegisShapeClass_t>(c);
+      int rows = 0;
+      for (int i = 0; i < t->gemm_ex_row_count; ++i) rows += t->gemm_ex_rows[i].shape_class == cls;
+      EXPECT_EQ(rows, 1) << aegisShapeClassName(cls) << " must have exactly one row";
+      const auto* row = aegis::dispatch::gemm_ex_row(*t, cls);
+      ASSERT_NE(row, nullptr) << aegisShapeClassName(cls);
+      const auto* inst = aegis::gemm::tc::find_tc_instance(row->config);
+      ASSERT_NE(inst, nullptr) << row->config << " is not a tensor-core kernel of this build";
+      EXPECT_TRUE(inst->needs.tma_operands)
+          << row->config << ": the fallback is not a table choice, dispatch reaches it anyway";
+    }
+  }
+  EXPECT_GT(find_tuning_table("NVIDIA H200")->gemm_ex_row_count, 0);
 }
 
 TEST(TuningTable, BothTablesAreReachable) {
