@@ -12,6 +12,7 @@
 // with .trans turns either layout into the register fragments mma expects, so the transpose
 // costs nothing in the inner loop.
 #include "gemm/sm80/mma_sync_gemm.h"
+#include "gemm/tc/tc_scalar.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -255,11 +256,7 @@ static_assert(fragment_addressing_matches_mma<true, false>(), "A, MN-major");
 static_assert(fragment_addressing_matches_mma<false, true>(), "B, K-major");
 static_assert(fragment_addressing_matches_mma<true, true>(), "B, MN-major");
 
-__device__ __forceinline__ float read_scalar(const TcScalar& s) {
-  if (!s.device_ptr) return s.value;
-  return s.device_is_half ? __half2float(*static_cast<const __half*>(s.device_ptr))
-                          : *static_cast<const float*>(s.device_ptr);
-}
+using tc::read_scalar;
 
 __device__ __forceinline__ float load_as_float(const float* p) { return *p; }
 __device__ __forceinline__ float load_as_float(const __half* p) { return __half2float(*p); }

@@ -38,6 +38,7 @@
 #include "gemm/sm90/sm90_primitives.cuh"
 #include "gemm/sm90/wgmma_ops.cuh"
 #include "gemm/tc/tc_params.h"
+#include "gemm/tc/tc_scalar.cuh"
 
 namespace aegis::gemm::sm90 {
 
@@ -76,11 +77,7 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
   tn = in_group / rows;
 }
 
-__device__ __forceinline__ float read_scalar(const tc::TcScalar& s) {
-  if (!s.device_ptr) return s.value;
-  return s.device_is_half ? __half2float(*static_cast<const __half*>(s.device_ptr))
-                          : *static_cast<const float*>(s.device_ptr);
-}
+using tc::read_scalar;
 
 template <typename AB, int BN>
 struct WgmmaOp;

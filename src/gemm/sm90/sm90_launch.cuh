@@ -37,6 +37,16 @@ int64_t max_active_clusters(KernelFn kernel, const cudaLaunchConfig_t& config) {
   return known > 0 ? known : INT64_MAX;
 }
 
+// Raises one kernel's dynamic shared-memory limit to what the configuration needs, once per
+// kernel (as the SGEMM launcher does), not on every call.
+template <typename Cfg, typename AB, bool TA, bool TB>
+cudaError_t allow_shared_memory() {
+  static const cudaError_t err = cudaFuncSetAttribute(
+      gemm_sm90_kernel<Cfg, AB, TA, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      Cfg::kSmemBytes);
+  return err;
+}
+
 template <typename Cfg, typename AB>
 cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   using KernelFn =
@@ -86,8 +96,10 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
                                            : gemm_sm90_kernel<Cfg, AB, true, false>)
                               : (p.trans_b ? gemm_sm90_kernel<Cfg, AB, false, true>
                                            : gemm_sm90_kernel<Cfg, AB, false, false>);
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::kSmemBytes);
+  const cudaError_t err = p.trans_a ? (p.trans_b ? allow_shared_memory<Cfg, AB, true, true>()
+                                                 : allow_shared_memory<Cfg, AB, true, false>())
+                                    : (p.trans_b ? allow_shared_memory<Cfg, AB, false, true>()
+                                                 : allow_shared_memory<Cfg, AB, false, false>());
   if (err != cudaSuccess) return err;
   // Persistent grid: at most one CTA per SM, whole clusters only.
   const int64_t units = static_cast<int64_t>((args.tiles_m + Cfg::kClusterM - 1) /

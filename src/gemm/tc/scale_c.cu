@@ -3,6 +3,7 @@
 // rounding to C's type. beta = 0 writes zeros without reading C (NaN/Inf already there must
 // not survive); beta = 1 leaves C untouched without a pass over memory.
 #include "gemm/tc/scale_c.h"
+#include "gemm/tc/tc_scalar.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,12 +18,6 @@ constexpr int kThreads = 256;
 // Enough blocks to fill any current GPU many times over; larger matrices are grid-strided.
 constexpr int64_t kMaxBlocks = 16384;
 constexpr int64_t kMaxGridY = 65535;
-
-__device__ __forceinline__ float read_scalar(const TcScalar& s) {
-  if (!s.device_ptr) return s.value;
-  return s.device_is_half ? __half2float(*static_cast<const __half*>(s.device_ptr))
-                          : *static_cast<const float*>(s.device_ptr);
-}
 
 __device__ __forceinline__ float load_as_float(const float* p) { return *p; }
 __device__ __forceinline__ float load_as_float(const __half* p) { return __half2float(*p); }

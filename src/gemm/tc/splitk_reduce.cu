@@ -1,4 +1,5 @@
 #include "gemm/tc/splitk_reduce.h"
+#include "gemm/tc/tc_scalar.cuh"
 
 #include <cstdint>
 
@@ -8,12 +9,6 @@
 namespace aegis::gemm::tc {
 
 namespace {
-
-__device__ float read_scalar(const TcScalar& s) {
-  if (!s.device_ptr) return s.value;
-  return s.device_is_half ? __half2float(*static_cast<const __half*>(s.device_ptr))
-                          : *static_cast<const float*>(s.device_ptr);
-}
 
 // One thread per element of C, rows fastest so the partial sums and C are read coalesced.
 template <typename Out>
