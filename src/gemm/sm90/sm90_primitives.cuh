@@ -120,12 +120,15 @@ __device__ __forceinline__ uint32_t cluster_cta_rank() {
 }
 
 // Arrives on the barrier at the same shared-memory offset in CTA `rank` of the cluster
-// (this CTA's own rank included).
+// (this CTA's own rank included). The arrival keeps the default CTA-scope release: it only
+// says "done reading this stage" after wgmma.wait_group, and the waiting producer's TMA write
+// is ordered by the barrier itself. A cluster-scope release (.release.cluster) made every
+// arrival a cluster-wide memory fence: ncu showed the consumers stalled on it half the time
+// and the 2-CTA kernel ran at 0.5x (docs/perf-notes.md, TC-2).
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
-               : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
 // Every thread of every CTA in the cluster.
