@@ -3,12 +3,13 @@
 
 namespace aegis::gemm::sm90 {
 
-// Thread block tile 128 x kBN x 64. Three warpgroups: warpgroup 0 produces (one thread
-// issues the TMA copies), warpgroups 1 and 2 consume, each computing 64 rows x kBN columns
-// with wgmma m64nBNk16.
-template <int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue, int ClusterM>
+// Thread block tile BM x BN x 64. Warpgroup 0 produces (one thread issues the TMA copies);
+// BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns with wgmma
+// m64nBNk16.
+template <int BM, int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue,
+          int ClusterM, int CtasPerSm>
 struct Sm90Config {
-  static constexpr int kBM = 128;
+  static constexpr int kBM = BM;
   static constexpr int kBN = BN;
   static constexpr int kBK = 64;  // one 128-byte swizzle row of 16-bit elements
   static constexpr int kStages = Stages;
@@ -23,7 +24,15 @@ struct Sm90Config {
   // CTAs per cluster along M: the ClusterM CTAs of a cluster compute vertically adjacent
   // tiles of the same columns, each loads 1/ClusterM of the shared B tile and multicasts it.
   static constexpr int kClusterM = ClusterM;
-  static constexpr int kConsumers = 2;
+  // CTAs resident on one SM. A chain of wgmmas into the same accumulators runs at the
+  // instruction's latency, not the tensor cores' rate, when the instruction is short
+  // (m64n64k16): two CTAs of one consumer each give the SM two independent chains, and one
+  // CTA's epilogue overlaps the other's main loop (docs/perf-notes.md, TC-2).
+  static constexpr int kCtasPerSm = CtasPerSm;
+  static constexpr int kConsumers = BM / 64;
+  // Two consumers of 64 x 256 accumulators need more than an even share of the registers:
+  // setmaxnreg moves them from the producer. A single consumer never does.
+  static constexpr bool kReallocRegisters = kConsumers > 1;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kStageBytesA = kBM * kBK * 2;
   static constexpr int kStageBytesB = kBN * kBK * 2;
@@ -37,7 +46,13 @@ struct Sm90Config {
   static constexpr int kSmemBytes =
       kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an H100/H200 SM has");
-  static_assert(BN == 128 || BN == 256, "wgmma tiles of 128 or 256 columns");
+  // 228 KB per SM, 1 KB of it reserved per resident CTA.
+  static_assert(CtasPerSm * (kSmemBytes + 1024) <= 228 * 1024,
+                "CtasPerSm CTAs of this configuration do not fit in one SM's shared memory");
+  static_assert(CtasPerSm == 1 || !kReallocRegisters,
+                "register reallocation assumes one CTA owns the SM's registers");
+  static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of 64 rows");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma tiles of 64, 128 or 256 columns");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two CTAs");
   static_assert(EagerRefill || Stages % 2 == 0, "lazy refill releases halves of the pipeline");
 };

@@ -2,11 +2,11 @@
 // FP32 accumulation.
 //
 // Persistent and warp-specialized. Each CTA walks the output tiles t = blockIdx.x,
-// blockIdx.x + gridDim.x, ... in a grouped order (kGroupM tile rows at a time, so the CTAs
+// blockIdx.x + gridDim.x, ... in a grouped order (group_m tile rows at a time, so the CTAs
 // running together share A and B panels in L2). Warpgroup 0 is the producer: one thread
 // issues TMA copies of the A and B tiles of every k-step into a ring of kStages
 // shared-memory stages, each guarded by a "full" mbarrier (TMA bytes landed) and an "empty"
-// mbarrier (consumers done with it). Warpgroups 1 and 2 are consumers: each multiplies 64
+// mbarrier (consumers done with it). Warpgroups 1 (and 2) are consumers: each multiplies 64
 // rows of the tile by all kBN columns with wgmma m64nBNk16 straight from shared memory,
 // hands each stage back as soon as its wgmmas retire (or in halves of the ring,
 // kEagerRefill = false), then scales and stores its accumulators (sm90_epilogue.cuh; for
@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -57,21 +58,22 @@ struct Sm90KernelArgs {
   bool partial_vec;
   // map_c describes C (16-bit, aligned): with beta = 0 the epilogue stores through TMA.
   bool c_tma;
+  // Unit rows visited together by the persistent tile order (choose_group_m).
+  int group_m;
 };
-
-// Tile rows visited together by the persistent tile order.
-constexpr int kGroupM = 8;
 // Registers per thread after reallocation: 128 producer threads at kProducerRegs and 256
 // consumer threads at kConsumerRegs fit the SM's 64K registers.
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;
 
-// Output tile (tm, tn) of the t-th tile in the grouped order.
-__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
-  const int per_group = kGroupM * tiles_n;
+// Output tile (tm, tn) of the t-th tile in the grouped order: down group_m tile rows, then
+// on to the next column, one band of group_m rows after the other.
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int group_m,
+                                            int& tm, int& tn) {
+  const int per_group = group_m * tiles_n;
   const int group = t / per_group;
-  const int first_m = group * kGroupM;
-  const int rows = min(tiles_m - first_m, kGroupM);
+  const int first_m = group * group_m;
+  const int rows = min(tiles_m - first_m, group_m);
   const int in_group = t - group * per_group;
   tm = first_m + in_group % rows;
   tn = in_group / rows;
@@ -79,34 +81,22 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 
 using tc::read_scalar;
 
+// wgmma m64nBNk16 for the operand type AB (wgmma_ops.cuh).
 template <typename AB, int BN>
-struct WgmmaOp;
-template <>
-struct WgmmaOp<F16, 128> {
+struct WgmmaOp {
   template <int TA, int TB>
-  static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int s) {
-    wgmma_m64n128k16_f16<TA, TB>(d, a, b, s);
-  }
-};
-template <>
-struct WgmmaOp<F16, 256> {
-  template <int TA, int TB>
-  static __device__ __forceinline__ void run(float (&d)[128], uint64_t a, uint64_t b, int s) {
-    wgmma_m64n256k16_f16<TA, TB>(d, a, b, s);
-  }
-};
-template <>
-struct WgmmaOp<BF16, 128> {
-  template <int TA, int TB>
-  static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int s) {
-    wgmma_m64n128k16_bf16<TA, TB>(d, a, b, s);
-  }
-};
-template <>
-struct WgmmaOp<BF16, 256> {
-  template <int TA, int TB>
-  static __device__ __forceinline__ void run(float (&d)[128], uint64_t a, uint64_t b, int s) {
-    wgmma_m64n256k16_bf16<TA, TB>(d, a, b, s);
+  static __device__ __forceinline__ void run(float (&d)[BN / 2], uint64_t a, uint64_t b, int s) {
+    constexpr bool kF16 = std::is_same_v<AB, F16>;
+    if constexpr (BN == 64) {
+      if constexpr (kF16) wgmma_m64n64k16_f16<TA, TB>(d, a, b, s);
+      else wgmma_m64n64k16_bf16<TA, TB>(d, a, b, s);
+    } else if constexpr (BN == 128) {
+      if constexpr (kF16) wgmma_m64n128k16_f16<TA, TB>(d, a, b, s);
+      else wgmma_m64n128k16_bf16<TA, TB>(d, a, b, s);
+    } else {
+      if constexpr (kF16) wgmma_m64n256k16_f16<TA, TB>(d, a, b, s);
+      else wgmma_m64n256k16_bf16<TA, TB>(d, a, b, s);
+    }
   }
 };
 
@@ -138,7 +128,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[Cfg::kBN / 2], uint8
 }
 
 template <typename Cfg, typename AB, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::kThreads, 1)
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b,
                      const __grid_constant__ CUtensorMap map_c, const Sm90KernelArgs args) {
@@ -193,7 +183,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if (warpgroup == 0) {
     // ---- producer ----
-    regs_decrease<kProducerRegs>();
+    if constexpr (Cfg::kReallocRegisters) regs_decrease<kProducerRegs>();
     if (thread_in_wg != 0) return;
     tma_prefetch_descriptor(&map_a);
     tma_prefetch_descriptor(&map_b);
@@ -201,7 +191,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     uint32_t phase = 0;
     for (int u = first_unit; u < num_units; u += unit_stride) {
       int um, tn, kt_first, k_tiles;
-      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, um, tn);
+      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, args.group_m, um, tn);
       slice_of(u, kt_first, k_tiles);
       const int m0 = (um * kCluster + static_cast<int>(rank)) * Cfg::kBM, n0 = tn * kBN;
       int kt = Cfg::kStagger > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
@@ -261,7 +251,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {
     // ---- consumers ----
-    regs_increase<kConsumerRegs>();
+    if constexpr (Cfg::kReallocRegisters) regs_increase<kConsumerRegs>();
     const int consumer = warpgroup - 1;
     const int lane = thread_in_wg % 32;
     const float alpha = read_scalar(args.alpha);
@@ -292,7 +282,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
     for (int u = first_unit; u < num_units; u += unit_stride) {
       int um, tn, kt_first, k_tiles;
-      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, um, tn);
+      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, args.group_m, um, tn);
       slice_of(u, kt_first, k_tiles);
       const int tm = um * kCluster + static_cast<int>(rank);
       for (int i = 0; i < k_tiles; ++i) {

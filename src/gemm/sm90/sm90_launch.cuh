@@ -16,6 +16,10 @@ namespace aegis::gemm::sm90 {
 // Streaming multiprocessors of the current device (cached per device).
 int current_sm_count();
 
+// Unit rows per band of the persistent tile order (tile_coords), for `concurrent` units of
+// unit_m x unit_n running at once over unit_rows rows of units.
+int choose_group_m(int unit_rows, int concurrent, int unit_m, int unit_n);
+
 // Clusters of `kernel` launched as `config` that the current device runs at once (cached
 // per configuration and device: every kernel of a configuration has the same block size and
 // shared memory; a large number when the query fails, so the caller's own bound applies).
@@ -105,7 +109,7 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   const int64_t units = static_cast<int64_t>((args.tiles_m + Cfg::kClusterM - 1) /
                                              Cfg::kClusterM) *
                         args.tiles_n * args.split_k;
-  int64_t resident = current_sm_count() / Cfg::kClusterM;
+  int64_t resident = static_cast<int64_t>(current_sm_count()) * Cfg::kCtasPerSm / Cfg::kClusterM;
 
   cudaLaunchConfig_t config{};
   config.blockDim = dim3(Cfg::kThreads);
@@ -125,6 +129,8 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
     resident = std::min<int64_t>(resident, max_active_clusters<Cfg>(kernel, config));
   }
   const int64_t clusters = std::max<int64_t>(1, std::min<int64_t>(units, resident));
+  args.group_m = choose_group_m((args.tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM,
+                                static_cast<int>(clusters), Cfg::kBM * Cfg::kClusterM, Cfg::kBN);
   config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
   return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, args);
 }

@@ -11,19 +11,20 @@ namespace aegis::gemm::tc {
 namespace {
 
 // sm90_registry.inc is written by CMake: one
-// AEGIS_SM90_INSTANCE(name, BN, STAGES, STAGGER, EAGER, STAGED, CLUSTER) per row of
+// AEGIS_SM90_INSTANCE(name, BM, BN, STAGES, STAGGER, EAGER, STAGED, CLUSTER, CTAS) per row of
 // src/gemm/sm90/instances/sm90_configs.def (whose kernels the generated .cu files compile).
-#define AEGIS_SM90_INSTANCE(symbol, bn, stages, stagger, eager, staged, cluster)            \
-  const TcInstance symbol = {#symbol,                                                       \
-                             sm90::launch_sm90<sm90::Sm90Config<bn, stages, stagger, eager, staged, cluster>>, \
-                             {9, true, true}, 128, bn};
+#define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster, ctas)      \
+  const TcInstance symbol = {                                                                   \
+      #symbol,                                                                                  \
+      sm90::launch_sm90<sm90::Sm90Config<bm, bn, stages, stagger, eager, staged, cluster, ctas>>, \
+      {9, true, true}, bm, bn, ctas};
 #include "sm90_registry.inc"
 #undef AEGIS_SM90_INSTANCE
 
 const TcInstance kMmaSync = {"gemm_sm80_mma_sync", sm80::launch_gemm_mma_sync, {8, false, false}, 128,
-                             128};
+                             128, 1};
 
-#define AEGIS_SM90_INSTANCE(symbol, bn, stages, stagger, eager, staged, cluster) &symbol,
+#define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster, ctas) &symbol,
 const TcInstance* const kInstances[] = {
 #include "sm90_registry.inc"
     &kMmaSync,

@@ -10,6 +10,7 @@ struct TcInstance {
   TcLaunchFn launch;
   TcRequirements needs;
   int tile_m, tile_n;  // output tile of one thread block (for dispatch's wave arithmetic)
+  int blocks_per_sm;   // thread blocks resident on one SM
 };
 
 // All instances; *count receives their number.
