@@ -20,6 +20,14 @@ bool runs_here(const aegisContext& h, const gemm::tc::TcInstance& inst,
   return h.cc_major >= inst.needs.min_cc_major && gemm::tc::tc_can_run(inst, p);
 }
 
+// choose_split_k for one kernel: one slot per resident thread block.
+int split_for(const aegisContext& h, const gemm::tc::TcInstance& inst,
+              const gemm::tc::TcGemmParams& p) {
+  if (!inst.needs.split_k) return 1;
+  return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, kTcKTile, kTcMaxSplit,
+                        h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
+}
+
 }  // namespace
 
 const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h,
@@ -40,6 +48,20 @@ const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h,
   return fallback;
 }
 
+GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams& p) {
+  GemmExPlan plan{plan_gemm_ex(h, p), 1};
+  if (!plan.instance) return plan;
+  plan.split_k = split_for(h, *plan.instance, p);
+  const bool overridden = !h.gemm_ex_override_config.empty() &&
+                          h.gemm_ex_override_config == plan.instance->name;
+  if (plan.split_k == 1 || overridden || p.k > kSmallTilesMaxK || !h.tuning) return plan;
+  const GemmExTuningRow* row = gemm_ex_row(*h.tuning, AEGIS_SHAPE_SMALL);
+  const gemm::tc::TcInstance* small = row ? gemm::tc::find_tc_instance(row->config) : nullptr;
+  if (!small || small == plan.instance || !runs_here(h, *small, p)) return plan;
+  if (split_for(h, *small, p) == 1) plan = {small, 1};
+  return plan;
+}
+
 aegisStatus_t run_gemm_ex(aegisContext* h, const gemm::tc::TcGemmParams& p,
                           const char* routine) {
   h->last_gemm_ex_kernel.clear();
@@ -51,21 +73,18 @@ aegisStatus_t run_gemm_ex(aegisContext* h, const gemm::tc::TcGemmParams& p,
   if (p.k == 0 || alpha_zero) {
     return detail::from_cuda(h, routine, gemm::tc::launch_scale_c(p, h->stream));
   }
-  const gemm::tc::TcInstance* inst = plan_gemm_ex(*h, p);
+  const GemmExPlan plan = plan_gemm_ex_call(*h, p);
+  const gemm::tc::TcInstance* inst = plan.instance;
   if (!inst)
     return detail::fail(h, AEGIS_STATUS_ARCH_MISMATCH, routine,
                         "tensor-core GEMM needs compute capability 8.0 or newer (device has %d.%d)",
                         h->cc_major, h->cc_minor);
   gemm::tc::TcGemmParams run = p;
-  run.split_k = 1;
-  if (inst->needs.split_k) {
-    // As for SGEMM: split K only while the tiles leave most SMs idle (one CTA per SM).
-    run.split_k = choose_split_k(p.m, p.n, p.k, inst->tile_m, inst->tile_n, kTcKTile,
-                                 kTcMaxSplit, h->sm_count, h->workspace_bytes());
-    if (run.split_k > 1) {
-      run.k_per_split = k_per_split(p.k, run.split_k, kTcKTile);
-      run.partial = static_cast<float*>(h->workspace());
-    }
+  // As for SGEMM, K is split only while the tiles leave most SMs idle.
+  run.split_k = plan.split_k;
+  if (run.split_k > 1) {
+    run.k_per_split = k_per_split(p.k, run.split_k, kTcKTile);
+    run.partial = static_cast<float*>(h->workspace());
   }
   cudaError_t err = inst->launch(run, h->stream);
   if (err == cudaSuccess && run.split_k > 1) err = gemm::tc::launch_splitk_reduce(run, h->stream);

@@ -2,6 +2,8 @@
 // shape class and tuning table -> kernel instance -> launch.
 #pragma once
 
+#include <cstdint>
+
 #include "aegis/aegis.h"
 #include "gemm/tc/tc_params.h"
 #include "gemm/tc/tc_registry.h"
@@ -14,6 +16,18 @@ namespace aegis::dispatch {
 // tuning table's choice for p's shape class if it can, else the mma.sync fallback; nullptr
 // when the device has no tensor-core path (compute capability below 8.0).
 const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h, const gemm::tc::TcGemmParams& p);
+
+// The kernel and split-K factor for p: plan_gemm_ex's kernel, split as choose_split_k says;
+// except that when the tuning table's kernel would split a call with k <= kSmallTilesMaxK,
+// the small class's kernel (smaller tiles) runs it unsplit if its tiles fill the SMs.
+struct GemmExPlan {
+  const gemm::tc::TcInstance* instance;  // nullptr: no tensor-core path on this device
+  int split_k;
+};
+// Measured on the H200 (docs/perf-notes.md, TC-2): 1024^3 ran in 11 us on 64 x 64 tiles
+// against 21 us on 128 x 256 tiles split four ways.
+constexpr int64_t kSmallTilesMaxK = 4096;
+GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams& p);
 
 // Runs p (arguments already checked; m, n > 0). k = 0, or alpha = 0 in host pointer mode,
 // scales C by beta; anything else launches the planned kernel and records its name in

@@ -21,7 +21,9 @@
 #include "aegis/aegis.h"
 #include "common/context.h"
 #include "deviceless.h"
+#include "dispatch/gemm_dispatch.h"
 #include "dispatch/gemm_ex_dispatch.h"
+#include "dispatch/tuning_table.h"
 #include "gemm/tc/tc_registry.h"
 
 namespace aegis_test {
@@ -922,6 +924,58 @@ TEST_F(GemmExPlan, OverrideClearedFollowsTheTable) {
   const auto* inst = aegis::dispatch::plan_gemm_ex(*fresh, p);
   EXPECT_EQ(cleared, inst ? inst->name : "(none)");
   aegis::detail::destroy_context(fresh);
+}
+
+// Below half a wave the table's kernel would split K; up to kSmallTilesMaxK the small
+// class's kernel runs the call unsplit instead, when its tiles fill the SMs. Deeper K keeps
+// the split, and an override is never replaced.
+TEST_F(GemmExPlan, FewTilesTakeTheSmallKernelInsteadOfSplittingShallowK) {
+  using aegis::dispatch::choose_split_k;
+  using aegis::dispatch::gemm_shape_class;
+  h_->tuning = aegis::dispatch::find_tuning_table("NVIDIA H200");  // the committed H200 table
+  ASSERT_NE(h_->tuning, nullptr);
+  h_->own_workspace_bytes = size_t{64} << 20;  // room for split-K partial sums, as on a GPU
+  const auto* small_row = aegis::dispatch::gemm_ex_row(*h_->tuning, AEGIS_SHAPE_SMALL);
+  ASSERT_NE(small_row, nullptr);
+  const auto* small = aegis::gemm::tc::find_tc_instance(small_row->config);
+  ASSERT_NE(small, nullptr);
+  auto split_of = [&](const aegis::gemm::tc::TcInstance& inst,
+                      const aegis::gemm::tc::TcGemmParams& p) {
+    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, 64, 16,
+                          h_->sm_count * inst.blocks_per_sm, h_->workspace_bytes());
+  };
+  int rerouted = 0, kept_split = 0;
+  const int64_t shapes[][3] = {{1024, 1024, 1024},  {128, 4096, 4096}, {4096, 128, 4096},
+                               {1024, 1024, 131072}, {128, 128, 8192},  {4096, 4096, 4096}};
+  for (const auto& s : shapes) {
+    SCOPED_TRACE(testing::Message() << s[0] << "x" << s[1] << "x" << s[2]);
+    const auto p = aligned_call(s[0], s[1], s[2]);
+    const auto* table = aegis::gemm::tc::find_tc_instance(
+        aegis::dispatch::gemm_ex_row(*h_->tuning, gemm_shape_class(s[0], s[1], s[2]))->config);
+    ASSERT_NE(table, nullptr);
+    const int table_split = split_of(*table, p);
+    const auto plan = aegis::dispatch::plan_gemm_ex_call(*h_, p);
+    ASSERT_NE(plan.instance, nullptr);
+    if (table_split > 1 && s[2] <= aegis::dispatch::kSmallTilesMaxK && table != small &&
+        split_of(*small, p) == 1) {
+      EXPECT_EQ(plan.instance, small);
+      EXPECT_EQ(plan.split_k, 1);
+      ++rerouted;
+    } else {
+      EXPECT_EQ(plan.instance, table);
+      EXPECT_EQ(plan.split_k, table_split);
+      kept_split += table_split > 1;
+    }
+    // A forced kernel keeps its own split.
+    ASSERT_EQ(aegisSetGemmExOverride(h_, table->name), AEGIS_STATUS_SUCCESS);
+    const auto forced = aegis::dispatch::plan_gemm_ex_call(*h_, p);
+    EXPECT_EQ(forced.instance, table);
+    EXPECT_EQ(forced.split_k, table_split);
+    ASSERT_EQ(aegisSetGemmExOverride(h_, nullptr), AEGIS_STATUS_SUCCESS);
+  }
+  // The shapes cover both sides of the rule with the committed H200 table.
+  EXPECT_GT(rerouted, 0);
+  EXPECT_GT(kept_split, 0);
 }
 
 TEST_F(GemmExPlan, ArchitectureLimitsTheOverride) {

@@ -10,6 +10,9 @@
 // benchmark's check) before it is timed: a wrong kernel is never chosen, however fast.
 // Per class the winner has the smallest geometric mean of time / best time over the class's
 // problems (shapes x transposes) among the kernels that ran and passed on all of them.
+// Dispatch does not split K below kSmallTilesMaxK when the small class's kernel fills the
+// SMs unsplit (gemm_ex_dispatch.h): a kernel of another class that split such a problem is
+// scored with the time of the small class's winner there, which is what dispatch will run.
 #include "gemm_ex_tuner.h"
 
 #include <cublas_v2.h>
@@ -53,6 +56,8 @@ const char* outcome_name(Outcome outcome) {
 struct Measurement {
   Outcome outcome = Outcome::kRefused;
   std::string ran;        // kernel dispatch ran (another one where the candidate refused)
+  int split = 0;          // its split-K factor
+  bool rerouted = false;  // scored with the small class's winner (dispatch runs that)
   double max_err = kNaN;  // GemmCheck units, pass <= 2
   double median_ms = kNaN;
 };
@@ -64,6 +69,10 @@ struct Problem {
   std::vector<Measurement> candidates;
   Measurement cublas;
 };
+
+// The deepest K that dispatch runs on the small class's kernel rather than split
+// (aegis::dispatch::kSmallTilesMaxK; the tuner sees only the public API).
+constexpr int64_t kSmallTilesMaxK = 4096;
 
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -139,8 +148,8 @@ void measure_problem(const Context& ctx, const std::vector<std::string>& candida
       m.ran = format_text("error: %s", bench::aegis_failure_detail(ctx.aegis, status));
       continue;  // refused
     }
-    int split = 0;
-    AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, bench::last_aegis_kernel(ctx.aegis, kType, &m.ran, &split));
+    AEGIS_BENCH_CHECK_AEGIS(ctx.aegis,
+                            bench::last_aegis_kernel(ctx.aegis, kType, &m.ran, &m.split));
     if (m.ran != candidates[c]) continue;  // dispatch fell back: the kernel refused the call
     if (!verified(m)) {
       m.outcome = Outcome::kFailed;
@@ -173,6 +182,8 @@ void measure_problem(const Context& ctx, const std::vector<std::string>& candida
 void write_measurement_json(bench::JsonWriter& json, const Shape& s, const Measurement& m) {
   json.field("outcome", outcome_name(m.outcome))
       .field("ran", m.ran)
+      .field("split_k", m.split)
+      .field("scored_as_small_class_kernel", m.rerouted)
       .field("max_err", m.max_err)
       .field("median_ms", m.median_ms)
       .field("gflops", gflops(s, m.median_ms));
@@ -233,6 +244,8 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
   uint64_t problem_id = 0;
   std::printf("%-8s %-36s %9s %9s   %s\n", "class", "chosen config", "geo-mean", "vs cuBLAS",
               "runner-up");
+  // Index of the small class's winner among the candidates (the small class is tuned first).
+  size_t small_winner = candidates.size();
   for (const auto& [shape_class, shapes] : class_shapes()) {
     const std::string cls = aegisShapeClassName(shape_class);
     std::vector<Problem> problems;
@@ -263,6 +276,20 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
       if (p.cublas.outcome == Outcome::kFailed)
         std::fprintf(stderr, "aegis-tune: cuBLAS failed verification on %s (max error %.3g)\n",
                      problem_text(p).c_str(), p.cublas.max_err);
+    }
+
+    // What dispatch runs for a candidate that split K on a shallow-K problem (see the top).
+    for (Problem& p : problems) {
+      if (shape_class == AEGIS_SHAPE_SMALL || small_winner == candidates.size() ||
+          p.shape.k > kSmallTilesMaxK)
+        continue;
+      const Measurement& small = p.candidates[small_winner];
+      if (small.outcome != Outcome::kTimed || small.split > 1) continue;
+      for (Measurement& m : p.candidates)
+        if (m.outcome == Outcome::kTimed && m.split > 1) {
+          m.median_ms = small.median_ms;
+          m.rerouted = true;
+        }
     }
 
     // Score: mean over problems of log(time / best time on that problem), among the
@@ -306,6 +333,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
           row_class.c_str());
     } else {
       const size_t win = order[0];
+      if (shape_class == AEGIS_SHAPE_SMALL) small_winner = win;
       const std::string runner_up =
           order.size() > 1
               ? format_text("%s (%.3f)", candidates[order[1]].c_str(), geomean(order[1]))
