@@ -24,10 +24,10 @@ struct Sm90Config {
   // CTAs per cluster along M: the ClusterM CTAs of a cluster compute vertically adjacent
   // tiles of the same columns, each loads 1/ClusterM of the shared B tile and multicasts it.
   static constexpr int kClusterM = ClusterM;
-  // CTAs resident on one SM. A chain of wgmmas into the same accumulators runs at the
-  // instruction's latency, not the tensor cores' rate, when the instruction is short
-  // (m64n64k16): two CTAs of one consumer each give the SM two independent chains, and one
-  // CTA's epilogue overlaps the other's main loop (docs/perf-notes.md, TC-2).
+  // CTAs resident on one SM. Two CTAs of one consumer give the SM two independent wgmma
+  // chains, and one CTA's epilogue overlaps the other's main loop: for 64 x 64 tiles that
+  // measured 1.4-1.5x faster than one CTA on some shapes, slower on others
+  // (docs/perf-notes.md, TC-2).
   static constexpr int kCtasPerSm = CtasPerSm;
   static constexpr int kConsumers = BM / 64;
   // Two consumers of 64 x 256 accumulators need more than an even share of the registers:
