@@ -1,4 +1,5 @@
 #include "gemm_ex_kernels.h"
+#include "sampled_check.cuh"
 #include "test_device_support.cuh"
 
 #include <cuda_bf16.h>
@@ -176,16 +177,9 @@ __global__ void count_nonfinite_kernel(const T* C, int64_t ldc, int64_t m, int64
 
 struct CheckParams {
   GemmExCheckArgs a;
-  int64_t sampled_cols;
   double acc_coeff;  // coefficient of |alpha| S: k' 2^-23 + 2^-23
   double u_c, eta_c;
 };
-
-__device__ __forceinline__ int64_t sampled_col(const CheckParams& p, int64_t c) {
-  if (p.a.col_step <= 1) return c;
-  const int64_t j = c * p.a.col_step;
-  return j < p.a.n ? j : p.a.n - 1;
-}
 
 struct ElementCheck {
   float value;
@@ -220,59 +214,17 @@ __device__ ElementCheck check_element(const CheckParams& p, int64_t i, int64_t j
   return e;
 }
 
-struct CheckTotals {
-  unsigned long long failures;
-  unsigned long long first_failure;
-  unsigned long long max_error_bits;
-};
-
 template <typename TAB, typename TC>
 __global__ void check_kernel(CheckParams p, CheckTotals* totals) {
-  const uint64_t total = static_cast<uint64_t>(p.a.m) * static_cast<uint64_t>(p.sampled_cols);
-  uint64_t failures = 0, first = kNone;
-  double max_error = 0.0;
-  for (uint64_t idx = grid_start(); idx < total; idx += grid_stride()) {
-    const int64_t i = static_cast<int64_t>(idx % p.a.m);
-    const int64_t j = sampled_col(p, static_cast<int64_t>(idx / p.a.m));
-    const ElementCheck e = check_element<TAB, TC>(p, i, j);
-    if (!(e.error <= 1.0)) {
-      ++failures;
-      first = idx < first ? idx : first;
-    }
-    if (e.error == e.error && e.error > max_error) max_error = e.error;
-  }
-  failures = block_sum(failures);
-  first = block_min(first);
-  max_error = block_max(max_error);
-  if (threadIdx.x == 0) {
-    if (failures) atomicAdd(&totals->failures, static_cast<unsigned long long>(failures));
-    if (first != kNone) atomicMin(&totals->first_failure, static_cast<unsigned long long>(first));
-    atomicMax(&totals->max_error_bits,
-              static_cast<unsigned long long>(__double_as_longlong(max_error)));
-  }
+  check_sampled_elements(
+      p.a.m, p.a.n, p.a.col_step,
+      [&](int64_t i, int64_t j) { return check_element<TAB, TC>(p, i, j).error; }, totals);
 }
 
 template <typename TAB, typename TC>
 __global__ void check_one_kernel(CheckParams p, int64_t i, int64_t j, ElementCheck* out) {
   *out = check_element<TAB, TC>(p, i, j);
 }
-
-template <typename T>
-struct DeviceScratch {
-  T* p = nullptr;
-  explicit DeviceScratch(const T& init) {
-    throw_on_error(cudaMalloc(&p, sizeof(T)), "cudaMalloc");
-    throw_on_error(cudaMemcpy(p, &init, sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~DeviceScratch() { cudaFree(p); }
-  DeviceScratch(const DeviceScratch&) = delete;
-  DeviceScratch& operator=(const DeviceScratch&) = delete;
-  T get() const {
-    T v;
-    throw_on_error(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return v;
-  }
-};
 
 // Calls f(T{}) with T the element type of t.
 template <typename F>
@@ -366,49 +318,37 @@ uint64_t count_nonfinite_typed(const void* C, aegisDataType_t t, int64_t ldc, in
 }
 
 GemmCheckResult check_gemm_ex(const GemmExCheckArgs& args) {
-  GemmCheckResult r;
-  if (args.m <= 0 || args.n <= 0) return r;
+  if (args.m <= 0 || args.n <= 0) return GemmCheckResult{};
   if (args.ab_type == AEGIS_R_32F)
     throw std::runtime_error("check_gemm_ex: A and B must be FP16 or BF16");
   CheckParams p;
   p.a = args;
-  p.sampled_cols = args.col_step <= 1 ? args.n : (args.n + args.col_step - 1) / args.col_step + 1;
   const double u_acc = std::ldexp(1.0, -23);
   const double ku = args.exact_sums ? 0.0 : static_cast<double>(args.k) * u_acc;
   p.acc_coeff = (2.0 * ku < 1.0 ? ku / (1.0 - 2.0 * ku) : INFINITY) + u_acc;
   p.u_c = unit_roundoff(args.c_type);
   p.eta_c = half_subnormal_spacing(args.c_type);
 
-  DeviceScratch<CheckTotals> totals(CheckTotals{0, kNone, 0});
+  DeviceScratch<CheckTotals> totals(kNoChecksYet);
   DeviceScratch<ElementCheck> one(ElementCheck{});
-  const uint64_t total = static_cast<uint64_t>(args.m) * static_cast<uint64_t>(p.sampled_cols);
-  int64_t fail_i = -1, fail_j = -1;
-  bool failed = false;
+  GemmCheckResult r;
   with_type(args.ab_type, [&](auto ab_tag) {
     using TAB = decltype(ab_tag);
     with_type(args.c_type, [&](auto c_tag) {
       using TC = decltype(c_tag);
-      check_kernel<TAB, TC><<<grid_for(total), kThreads>>>(p, totals.p);
+      check_kernel<TAB, TC>
+          <<<grid_for(sampled_element_count(args.m, args.n, args.col_step)), kThreads>>>(
+              p, totals.p);
       synced("check_gemm_ex");
-      const CheckTotals t = totals.get();
-      r.checked = total;
-      r.failures = t.failures;
-      const long long bits = static_cast<long long>(t.max_error_bits);
-      std::memcpy(&r.max_error, &bits, sizeof(double));
-      if (t.failures) {
-        failed = true;
-        fail_i = static_cast<int64_t>(t.first_failure % static_cast<uint64_t>(args.m));
-        const int64_t c = static_cast<int64_t>(t.first_failure / static_cast<uint64_t>(args.m));
-        fail_j = args.col_step <= 1 ? c : std::min(c * args.col_step, args.n - 1);
-        check_one_kernel<TAB, TC><<<1, 1>>>(p, fail_i, fail_j, one.p);
+      r = read_totals(totals.get(), args.m, args.n, args.col_step);
+      if (r.failures) {
+        check_one_kernel<TAB, TC><<<1, 1>>>(p, r.fail_i, r.fail_j, one.p);
         synced("check_gemm_ex element");
       }
     });
   });
-  if (failed) {
+  if (r.failures) {
     const ElementCheck e = one.get();
-    r.fail_i = fail_i;
-    r.fail_j = fail_j;
     r.fail_value = e.value;
     r.fail_ref = e.ref;
     r.fail_denominator = e.bound;

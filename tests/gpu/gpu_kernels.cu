@@ -1,4 +1,5 @@
 #include "gpu_kernels.h"
+#include "sampled_check.cuh"
 #include "test_device_support.cuh"
 
 #include <cuda_runtime.h>
@@ -77,15 +78,8 @@ __global__ void count_nonfinite_kernel(const float* C, int64_t ldc, int64_t m, i
 
 struct CheckParams {
   GemmCheckArgs a;
-  int64_t sampled_cols;  // number of checked columns
   double gamma_k2, gamma_2;
 };
-
-__device__ __forceinline__ int64_t sampled_col(const CheckParams& p, int64_t c) {
-  if (p.a.col_step <= 1) return c;
-  const int64_t j = c * p.a.col_step;
-  return j < p.a.n ? j : p.a.n - 1;
-}
 
 struct ElementCheck {
   float value;
@@ -114,56 +108,15 @@ __device__ ElementCheck check_element(const CheckParams& p, int64_t i, int64_t j
   return e;
 }
 
-struct CheckTotals {
-  unsigned long long failures;
-  unsigned long long first_failure;  // index into the checked elements (column-major)
-  unsigned long long max_error_bits;
-};
-
 __global__ void check_kernel(CheckParams p, CheckTotals* totals) {
-  const uint64_t total = static_cast<uint64_t>(p.a.m) * static_cast<uint64_t>(p.sampled_cols);
-  uint64_t failures = 0, first = kNone;
-  double max_error = 0.0;
-  for (uint64_t idx = grid_start(); idx < total; idx += grid_stride()) {
-    const int64_t i = static_cast<int64_t>(idx % p.a.m);
-    const int64_t j = sampled_col(p, static_cast<int64_t>(idx / p.a.m));
-    const ElementCheck e = check_element(p, i, j);
-    if (!(e.error <= 1.0)) {
-      ++failures;
-      first = idx < first ? idx : first;
-    }
-    if (e.error == e.error && e.error > max_error) max_error = e.error;
-  }
-  failures = block_sum(failures);
-  first = block_min(first);
-  max_error = block_max(max_error);
-  if (threadIdx.x == 0) {
-    if (failures) atomicAdd(&totals->failures, static_cast<unsigned long long>(failures));
-    if (first != kNone) atomicMin(&totals->first_failure, static_cast<unsigned long long>(first));
-    // Non-negative doubles order like their bit patterns.
-    atomicMax(&totals->max_error_bits,
-              static_cast<unsigned long long>(__double_as_longlong(max_error)));
-  }
+  check_sampled_elements(
+      p.a.m, p.a.n, p.a.col_step,
+      [&](int64_t i, int64_t j) { return check_element(p, i, j).error; }, totals);
 }
 
 __global__ void check_one_kernel(CheckParams p, int64_t i, int64_t j, ElementCheck* out) {
   *out = check_element(p, i, j);
 }
-
-template <typename T>
-struct DeviceScratch {
-  T* p = nullptr;
-  explicit DeviceScratch(const T& init) {
-    throw_on_error(cudaMalloc(&p, sizeof(T)), "cudaMalloc");
-    throw_on_error(cudaMemcpy(p, &init, sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~DeviceScratch() { cudaFree(p); }
-  T get() const {
-    T v;
-    throw_on_error(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return v;
-  }
-};
 
 }  // namespace
 
@@ -223,29 +176,20 @@ uint64_t count_nonfinite(const float* C, int64_t ldc, int64_t m, int64_t n) {
 }
 
 GemmCheckResult check_gemm(const GemmCheckArgs& args) {
-  GemmCheckResult r;
-  if (args.m <= 0 || args.n <= 0) return r;
+  if (args.m <= 0 || args.n <= 0) return GemmCheckResult{};
   CheckParams p;
   p.a = args;
-  p.sampled_cols = args.col_step <= 1 ? args.n : (args.n + args.col_step - 1) / args.col_step + 1;
   const double u = std::ldexp(1.0, -24);
   const double ku = static_cast<double>(args.k + 2) * u;
   p.gamma_k2 = ku < 1.0 ? ku / (1.0 - ku) : INFINITY;
   p.gamma_2 = 2.0 * u / (1.0 - 2.0 * u);
 
-  DeviceScratch<CheckTotals> totals(CheckTotals{0, kNone, 0});
-  const uint64_t total = static_cast<uint64_t>(args.m) * static_cast<uint64_t>(p.sampled_cols);
-  check_kernel<<<grid_for(total), kThreads>>>(p, totals.p);
+  DeviceScratch<CheckTotals> totals(kNoChecksYet);
+  check_kernel<<<grid_for(sampled_element_count(args.m, args.n, args.col_step)), kThreads>>>(
+      p, totals.p);
   synced("check_gemm");
-  const CheckTotals t = totals.get();
-  r.checked = total;
-  r.failures = t.failures;
-  const long long bits = static_cast<long long>(t.max_error_bits);
-  std::memcpy(&r.max_error, &bits, sizeof(double));
-  if (t.failures) {
-    r.fail_i = static_cast<int64_t>(t.first_failure % static_cast<uint64_t>(args.m));
-    const int64_t c = static_cast<int64_t>(t.first_failure / static_cast<uint64_t>(args.m));
-    r.fail_j = args.col_step <= 1 ? c : std::min(c * args.col_step, args.n - 1);
+  GemmCheckResult r = read_totals(totals.get(), args.m, args.n, args.col_step);
+  if (r.failures) {
     DeviceScratch<ElementCheck> one(ElementCheck{});
     check_one_kernel<<<1, 1>>>(p, r.fail_i, r.fail_j, one.p);
     synced("check_gemm element");

@@ -1,6 +1,6 @@
-// Device-side helpers shared by the GPU suite's kernel files: launch checks, grid-stride
-// loops, a hash for reproducible random data, and block-wide reductions. Everything is
-// internal to each test translation unit that includes it.
+// Device-side helpers shared by the GPU suite's kernel files: launch checks, one-value
+// device scratch, grid-stride loops, a hash for reproducible random data, and block-wide
+// reductions. Everything is internal to each test translation unit that includes it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,6 +26,24 @@ void synced(const char* what) {
   launched(what);
   throw_on_error(cudaDeviceSynchronize(), what);
 }
+
+// One T in device memory, set at construction and read back with get().
+template <typename T>
+struct DeviceScratch {
+  T* p = nullptr;
+  explicit DeviceScratch(const T& init) {
+    throw_on_error(cudaMalloc(&p, sizeof(T)), "cudaMalloc");
+    throw_on_error(cudaMemcpy(p, &init, sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~DeviceScratch() { cudaFree(p); }
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  T get() const {
+    T v;
+    throw_on_error(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return v;
+  }
+};
 
 // Grid for a grid-stride loop over `count` items: enough blocks to fill a large GPU.
 unsigned grid_for(uint64_t count) {
