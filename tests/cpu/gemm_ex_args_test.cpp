@@ -113,6 +113,26 @@ class ArgsFixture : public DevicelessHandle {
     EXPECT_EQ(a.call(h_), AEGIS_STATUS_INVALID_VALUE);
     EXPECT_PRED2(starts_with, last_error(), prefix_of(position));
   }
+  // breakers[p - 1] makes parameter p (reference numbering) invalid. Alone, each is reported
+  // at its own position; with any later one also broken, the earlier one is reported.
+  void expect_breakers_reported(const std::vector<std::function<void(Args&)>>& breakers,
+                                int params) {
+    ASSERT_EQ(static_cast<int>(breakers.size()), params);
+    for (int p = 1; p <= params; ++p) {
+      SCOPED_TRACE("parameter " + std::to_string(p));
+      Args a;
+      breakers[p - 1](a);
+      expect_position(a, p);
+    }
+    for (int p = 1; p <= params; ++p)
+      for (int q = p + 1; q <= params; ++q) {
+        SCOPED_TRACE("parameters " + std::to_string(p) + " and " + std::to_string(q));
+        Args a;
+        breakers[p - 1](a);
+        breakers[q - 1](a);
+        expect_position(a, p);
+      }
+  }
   // Expects the call to pass every check and reach the device.
   void expect_device_work(const Args& a) {
     h_->last_gemm_ex_kernel = "stale";
@@ -450,25 +470,8 @@ const std::vector<std::function<void(GemmExArgs&)>>& gemm_ex_breakers() {
 
 constexpr int kGemmExParams = 17;
 
-TEST_F(GemmExArgsTest, EachParameterAloneIsReported) {
-  ASSERT_EQ(static_cast<int>(gemm_ex_breakers().size()), kGemmExParams);
-  for (int p = 1; p <= kGemmExParams; ++p) {
-    SCOPED_TRACE("parameter " + std::to_string(p));
-    GemmExArgs a;
-    gemm_ex_breakers()[p - 1](a);
-    expect_position(a, p);
-  }
-}
-
-TEST_F(GemmExArgsTest, FirstFailingParameterIsReportedForEveryPair) {
-  for (int p = 1; p <= kGemmExParams; ++p)
-    for (int q = p + 1; q <= kGemmExParams; ++q) {
-      SCOPED_TRACE("parameters " + std::to_string(p) + " and " + std::to_string(q));
-      GemmExArgs a;
-      gemm_ex_breakers()[p - 1](a);
-      gemm_ex_breakers()[q - 1](a);
-      expect_position(a, p);
-    }
+TEST_F(GemmExArgsTest, EachParameterAloneAndTheFirstOfEveryPairIsReported) {
+  expect_breakers_reported(gemm_ex_breakers(), kGemmExParams);
 }
 
 TEST_F(GemmExArgsTest, FirstFailingParameterIsReportedWhenAllAreBad) {
@@ -623,25 +626,8 @@ const std::vector<std::function<void(HgemmArgs&)>>& hgemm_breakers() {
 
 constexpr int kHgemmParams = 13;
 
-TEST_F(HgemmArgsTest, EachParameterAloneIsReported) {
-  ASSERT_EQ(static_cast<int>(hgemm_breakers().size()), kHgemmParams);
-  for (int p = 1; p <= kHgemmParams; ++p) {
-    SCOPED_TRACE("parameter " + std::to_string(p));
-    HgemmArgs a;
-    hgemm_breakers()[p - 1](a);
-    expect_position(a, p);
-  }
-}
-
-TEST_F(HgemmArgsTest, FirstFailingParameterIsReportedForEveryPair) {
-  for (int p = 1; p <= kHgemmParams; ++p)
-    for (int q = p + 1; q <= kHgemmParams; ++q) {
-      SCOPED_TRACE("parameters " + std::to_string(p) + " and " + std::to_string(q));
-      HgemmArgs a;
-      hgemm_breakers()[p - 1](a);
-      hgemm_breakers()[q - 1](a);
-      expect_position(a, p);
-    }
+TEST_F(HgemmArgsTest, EachParameterAloneAndTheFirstOfEveryPairIsReported) {
+  expect_breakers_reported(hgemm_breakers(), kHgemmParams);
 }
 
 // ---- quick returns ---------------------------------------------------------------------
