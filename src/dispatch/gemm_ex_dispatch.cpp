@@ -20,12 +20,15 @@ bool runs_here(const aegisContext& h, const gemm::tc::TcInstance& inst,
   return h.cc_major >= inst.needs.min_cc_major && gemm::tc::tc_can_run(inst, p);
 }
 
-// choose_split_k for one kernel: one slot per resident thread block.
+// choose_split_k for one kernel, one slot per SM: the CTAs that share an SM
+// (blocks_per_sm > 1) share its tensor cores, so filling the second CTA slot by splitting K
+// buys no throughput and adds the reduction (measured on the H200: 64x64x64_s6_x2 on
+// 128x4096x4096 took 24.0 us split 2 against 21.2 us unsplit; docs/perf-notes.md TC-2).
 int split_for(const aegisContext& h, const gemm::tc::TcInstance& inst,
               const gemm::tc::TcGemmParams& p) {
   if (!inst.needs.split_k) return 1;
   return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, kTcKTile, kTcMaxSplit,
-                        h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
+                        h.sm_count, h.workspace_bytes());
 }
 
 }  // namespace

@@ -927,8 +927,8 @@ TEST_F(GemmExPlan, FewTilesTakeTheSmallKernelInsteadOfSplittingShallowK) {
   ASSERT_NE(small, nullptr);
   auto split_of = [&](const aegis::gemm::tc::TcInstance& inst,
                       const aegis::gemm::tc::TcGemmParams& p) {
-    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, 64, 16,
-                          h_->sm_count * inst.blocks_per_sm, h_->workspace_bytes());
+    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, 64, 16, h_->sm_count,
+                          h_->workspace_bytes());
   };
   int rerouted = 0, kept_split = 0;
   const int64_t shapes[][3] = {{1024, 1024, 1024},  {128, 4096, 4096}, {4096, 128, 4096},
