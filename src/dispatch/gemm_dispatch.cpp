@@ -1,8 +1,6 @@
 #include "dispatch/gemm_dispatch.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "common/context.h"
 #include "common/errors.h"
@@ -77,9 +75,7 @@ int choose_split_k(int64_t m, int64_t n, int64_t k, int mtb, int ntb, int ktb, i
   const int64_t deepest = k / (static_cast<int64_t>(kMinSplitKTiles) * ktb);
   if (split > deepest) split = deepest;
   const int64_t bytes_per_slice = m * n * static_cast<int64_t>(sizeof(float));
-  // In size_t: a caller without a workspace limit passes SIZE_MAX.
-  const size_t slices_fit = bytes_per_slice > 0 ? workspace_bytes / static_cast<size_t>(bytes_per_slice) : 0;
-  const int64_t fit = static_cast<int64_t>(std::min<size_t>(slices_fit, INT32_MAX));
+  const int64_t fit = bytes_per_slice > 0 ? static_cast<int64_t>(workspace_bytes) / bytes_per_slice : 0;
   if (split > fit) split = fit;
   if (split <= 1) return 1;
   // Rounding each slice up to whole k-tiles can leave fewer non-empty slices than asked:
@@ -107,39 +103,10 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
   const auto& inst = *plan.instance;
   // FT checksums cover whole tiles: no split-K.
   if (ft_on) max_split = 1;
-  const int slots = h.sm_count * inst.blocks_per_sm;
-  if (inst.max_cluster_split > 0) {
-    if (h.cc_major < 9) max_split = 1;  // clusters are Hopper's
-    if (max_split > inst.max_cluster_split) max_split = inst.max_cluster_split;
-    const int64_t tiles = ceil_div(m, inst.mtb) * ceil_div(n, inst.ntb);
-    // A split whose clusters do not all fit at once would run a second wave of whole
-    // clusters: take the largest that fits (the partial sums need no workspace).
-    for (;;) {
-      plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split, slots,
-                                    SIZE_MAX);
-      if (plan.split_k <= 1 || !inst.co_resident_clusters) break;
-      const int fit = inst.co_resident_clusters(plan.split_k);
-      if (fit < 0 || tiles <= fit) break;
-      max_split = plan.split_k - 1;
-    }
-  } else {
-    plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split, slots,
-                                  h.workspace_bytes());
-  }
+  plan.split_k = choose_split_k(m, n, k, inst.mtb, inst.ntb, inst.ktb, max_split,
+                                h.sm_count * inst.blocks_per_sm, h.workspace_bytes());
   plan.k_per_split = plan.split_k > 1 ? k_per_split(k, plan.split_k, inst.ktb) : k;
-  if (inst.l2_prefetch && !ft_on) {
-    plan.prefetch_k_a = streamed_prefetch_k(ceil_div(n, inst.ntb));  // tiles sharing an A panel
-    plan.prefetch_k_b = streamed_prefetch_k(ceil_div(m, inst.mtb));
-  }
   return plan;
-}
-
-int streamed_prefetch_k(int64_t tiles_sharing) {
-  static const int distance = [] {
-    const char* env = std::getenv("AEGIS_SGEMM_PREFETCH_K");
-    return env && *env ? std::atoi(env) : kSgemmPrefetchK;
-  }();
-  return tiles_sharing <= 2 && distance > 0 ? distance : 0;
 }
 
 aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, int64_t n,
@@ -163,10 +130,7 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
   p.c_vec = aligned16(C) && ldc % 4 == 0;
   p.split_k = plan.split_k;
   p.k_per_split = plan.k_per_split;
-  const bool workspace_split = plan.split_k > 1 && inst.max_cluster_split == 0;
-  p.partial = workspace_split ? static_cast<float*>(h->workspace()) : nullptr;
-  p.prefetch_k_a = plan.prefetch_k_a;
-  p.prefetch_k_b = plan.prefetch_k_b;
+  p.partial = plan.split_k > 1 ? static_cast<float*>(h->workspace()) : nullptr;
   const int64_t tiles_m = ceil_div(m, inst.mtb), tiles_n = ceil_div(n, inst.ntb);
   if (tiles_m * tiles_n > INT32_MAX)
     return detail::fail(h, AEGIS_STATUS_NOT_SUPPORTED, kRoutine,
@@ -201,7 +165,7 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
   }
 
   cudaError_t err = inst.launch[trans_a][trans_b](p, h->stream);
-  if (err == cudaSuccess && workspace_split)
+  if (err == cudaSuccess && plan.split_k > 1)
     err = gemm::simt::launch_splitk_reduce(p, plan.split_k, h->stream);
   return detail::from_cuda(h, kRoutine, err);
 }

@@ -19,8 +19,7 @@ aegisShapeClass_t gemm_shape_class(int64_t m, int64_t n, int64_t k);
 // as many slices as fit in one full wave, at most max_split, slices at least
 // kMinSplitKTiles k-tiles deep (all but the last, which holds the remainder), and the
 // partial sums (split * m * n floats) within
-// workspace_bytes (SIZE_MAX: no limit). The returned factor is exact: ceil(k /
-// k_per_split(...)) equals it.
+// workspace_bytes. The returned factor is exact: ceil(k / k_per_split(...)) equals it.
 constexpr int kMinSplitKTiles = 4;
 int choose_split_k(int64_t m, int64_t n, int64_t k, int mtb, int ntb, int ktb, int max_split,
                    int block_slots, size_t workspace_bytes);
@@ -32,22 +31,10 @@ struct SgemmPlan {
   aegisShapeClass_t shape_class;
   int split_k;
   int64_t k_per_split;
-  // L2 prefetch distance in k for op(A) / op(B) (0 = none): set for the L2-prefetch
-  // instances on the operand that streams from HBM (see streamed_prefetch_k).
-  int prefetch_k_a, prefetch_k_b;
 };
 
-// Prefetch distance (elements of k) of an operand whose panels at most two tiles of the
-// grid share (tiles_sharing <= 2: it streams from HBM once), else 0. The default distance,
-// kSgemmPrefetchK, is overridden by the environment variable AEGIS_SGEMM_PREFETCH_K (for
-// measurements; 0 turns prefetch off).
-constexpr int kSgemmPrefetchK = 64;
-int streamed_prefetch_k(int64_t tiles_sharing);
-
 // Chooses the kernel for an SGEMM on this handle (tuning table or the handle's override;
-// with an FT mode set, the table's FT rows and no split-K). Cluster-split instances split
-// only on compute capability 9.0 and newer, at most 8 ways, and only as far as one cluster
-// per tile fits on the device at once; they need no workspace.
+// with an FT mode set, the table's FT rows and no split-K).
 SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k);
 
 // Runs C = alpha op(A) op(B) + beta C (arguments already checked, m, n, k > 0).

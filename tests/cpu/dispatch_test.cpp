@@ -107,15 +107,11 @@ TEST(ShapeClass, PublicMatchesInternal) {
 struct DefRow {
   int mtb, ntb, ktb, mw, nw, mt, nt;
   int frag_buffers = 2;  // optional eighth column; other than 2 it names a "_f<n>" instance
-  std::string options;   // optional ninth column: letters of "cp", or "-" / empty for none
   std::string name() const {
     char buf[96];
     std::snprintf(buf, sizeof(buf), "sgemm_simt_%dx%dx%d_w%dx%d_t%dx%d", mtb, ntb, ktb, mw, nw,
                   mt, nt);
-    std::string n = buf;
-    if (frag_buffers != 2) n += "_f" + std::to_string(frag_buffers);
-    if (!options.empty() && options != "-") n += "_" + options;
-    return n;
+    return frag_buffers == 2 ? std::string(buf) : buf + std::string("_f") + std::to_string(frag_buffers);
   }
 };
 
@@ -131,7 +127,6 @@ std::vector<DefRow> read_config_table() {
     DefRow r{};
     if (fields >> r.mtb >> r.ntb >> r.ktb >> r.mw >> r.nw >> r.mt >> r.nt) {
       if (!(fields >> r.frag_buffers)) r.frag_buffers = 2;
-      fields >> r.options;
       rows.push_back(r);
     }
   }
@@ -171,10 +166,6 @@ TEST(Registry, MatchesConfigTable) {
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb) EXPECT_NE(inst.launch[ta][tb], nullptr) << ta << tb;
     EXPECT_EQ(find_sgemm_instance(inst.name), &inst);
-    const bool cluster = r.options.find('c') != std::string::npos;
-    EXPECT_EQ(inst.max_cluster_split > 0, cluster);
-    EXPECT_EQ(inst.co_resident_clusters != nullptr, cluster);
-    EXPECT_EQ(inst.l2_prefetch, r.options.find('p') != std::string::npos);
   }
 }
 
@@ -449,17 +440,8 @@ class Plan : public DevicelessHandle {
     EXPECT_STREQ(plan.instance->name, want->name);
     // Blocks the GPU runs at once: SMs x the blocks per SM the kernel's launch bounds allow.
     const int slots = kDevicelessSmCount * want->blocks_per_sm;
-    int split;
-    if (want->max_cluster_split > 0) {
-      // Cluster splits: Hopper only, at most max_cluster_split, no workspace needed (and no
-      // device here to say how many clusters fit: unlimited).
-      const int limit = h_->cc_major < 9 ? 1 : std::min(max_split, want->max_cluster_split);
-      split = choose_split_k(s.m, s.n, s.k, want->mtb, want->ntb, want->ktb, limit, slots,
-                             SIZE_MAX);
-    } else {
-      split = choose_split_k(s.m, s.n, s.k, want->mtb, want->ntb, want->ktb, max_split, slots,
-                             h_->workspace_bytes());
-    }
+    const int split = choose_split_k(s.m, s.n, s.k, want->mtb, want->ntb, want->ktb, max_split,
+                                     slots, h_->workspace_bytes());
     EXPECT_EQ(plan.split_k, split);
     if (plan.split_k > 1) {
       EXPECT_EQ(plan.k_per_split, k_per_split(s.k, plan.split_k, want->ktb));
@@ -487,44 +469,7 @@ TEST_F(Plan, FollowsTheTableRow) {
 }
 
 TEST_F(Plan, WithoutWorkspaceNeverSplits) {
-  // (Only cluster-split instances could, on Hopper; this handle has no device.)
   for (const PlanShape& s : kPlanShapes) EXPECT_EQ(plan_sgemm(*h_, s.m, s.n, s.k).split_k, 1);
-}
-
-TEST_F(Plan, ClusterSplitOnlyOnHopperWithoutWorkspaceAndPrefetchesTheStreamedOperand) {
-  int cluster_instances = 0;
-  for (const SgemmInstance* inst : all_instances()) {
-    if (inst->max_cluster_split == 0) continue;
-    ++cluster_instances;
-    SCOPED_TRACE(inst->name);
-    ASSERT_EQ(aegisSetSgemmOverride(h_, inst->name, 16), AEGIS_STATUS_SUCCESS) << last_error();
-    // Tall: 16 to 32 tiles over one tile column leave most of 132 SMs idle.
-    h_->cc_major = 8;
-    EXPECT_EQ(plan_sgemm(*h_, 4096, 128, 4096).split_k, 1) << "clusters need Hopper";
-    h_->cc_major = 9;
-    const SgemmPlan tall = plan_sgemm(*h_, 4096, 128, 4096);
-    EXPECT_GT(tall.split_k, 1) << "no workspace is needed for a cluster split";
-    EXPECT_LE(tall.split_k, inst->max_cluster_split);
-    EXPECT_EQ(ceil_div(4096, tall.k_per_split), tall.split_k);
-    if (inst->l2_prefetch) {
-      // A's panels are read by one tile column: streamed; B's by all 16-32 tile rows.
-      EXPECT_GT(tall.prefetch_k_a, 0);
-      EXPECT_EQ(tall.prefetch_k_b, 0);
-      const SgemmPlan wide = plan_sgemm(*h_, 128, 4096, 4096);
-      EXPECT_EQ(wide.prefetch_k_a, 0);
-      EXPECT_GT(wide.prefetch_k_b, 0);
-      const SgemmPlan square = plan_sgemm(*h_, 4096, 4096, 4096);
-      EXPECT_EQ(square.prefetch_k_a, 0);
-      EXPECT_EQ(square.prefetch_k_b, 0);
-    }
-    // FT never splits and never prefetches.
-    ASSERT_EQ(aegisSetFtMode(h_, AEGIS_FT_CORRECT), AEGIS_STATUS_SUCCESS);
-    const SgemmPlan ft = plan_sgemm(*h_, 4096, 128, 4096);
-    EXPECT_EQ(ft.split_k, 1);
-    EXPECT_EQ(ft.prefetch_k_a, 0);
-    ASSERT_EQ(aegisSetFtMode(h_, AEGIS_FT_OFF), AEGIS_STATUS_SUCCESS);
-  }
-  if (cluster_instances == 0) GTEST_SKIP() << "this build has no cluster-split configuration";
 }
 
 TEST_F(Plan, FollowsTheH200Table) {
@@ -570,10 +515,8 @@ TEST_F(Plan, HonoursTheOverride) {
 }
 
 TEST_F(Plan, SplitForcedThroughOverrideIsUsed) {
-  // What the GPU edge-size tests (on the H200) rely on to exercise split-K in every
-  // configuration, cluster splits included.
+  // What the GPU edge-size tests rely on to exercise split-K in every configuration.
   give_workspace(size_t(32) << 20);
-  h_->cc_major = 9;
   for (int i = 0; i < aegisSgemmConfigCount(); ++i) {
     ASSERT_EQ(aegisSetSgemmOverride(h_, aegisSgemmConfigName(i), 8), AEGIS_STATUS_SUCCESS);
     EXPECT_EQ(plan_sgemm(*h_, 65, 63, 2053).split_k, 8) << aegisSgemmConfigName(i);

@@ -11,22 +11,12 @@ namespace aegis::gemm::simt {
 // FRAG_BUFS_: register buffers for the fragments read from shared memory (2: the next k
 // step's fragments load while this one computes; 1: fewer registers, the compiler
 // schedules the loads).
-// CLUSTER_SPLIT_: the split-K slices of a tile run as one thread-block cluster and sum their
-// partial tiles through distributed shared memory (no workspace, no reduction launch).
-// L2_PREFETCH_: the main loop asks L2 for the operands a runtime distance ahead in k
-// (GemmParams::prefetch_k_a / _b), so a streamed operand arrives from L2, not HBM.
-template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2,
-          bool CLUSTER_SPLIT_ = false, bool L2_PREFETCH_ = false>
+template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2>
 struct TileConfig {
   static constexpr int kMTB = MTB_, kNTB = NTB_, kKTB = KTB_;
   static constexpr int kMW = MW_, kNW = NW_;
   static constexpr int kMT = MT_, kNT = NT_;
   static constexpr int kFragBuffers = FRAG_BUFS_;
-  static constexpr bool kClusterSplit = CLUSTER_SPLIT_;
-  static constexpr bool kL2Prefetch = L2_PREFETCH_;
-  // The same tile without the options above: the fault-tolerant kernel (which never splits
-  // K) is built from it.
-  using Plain = TileConfig<MTB_, NTB_, KTB_, MW_, NW_, MT_, NT_, FRAG_BUFS_>;
 
   static constexpr int kWarpsM = kMTB / kMW;
   static constexpr int kWarpsN = kNTB / kNW;
@@ -45,12 +35,6 @@ struct TileConfig {
   static constexpr int kLdAs = kMTB + kSmemPad;  // floats per k-row of the A stage
   static constexpr int kLdBs = kNTB + kSmemPad;  // floats per k-row of the B stage
   static constexpr int kSmemBytes = 2 /*stages*/ * kKTB * (kLdAs + kLdBs) * 4;
-  // A cluster-split launch reuses shared memory for the block's partial tile (MTB x NTB,
-  // column-major, ld MTB) once the K loop is done.
-  static constexpr int kPartialTileBytes = kMTB * kNTB * 4;
-  static constexpr int kClusterSmemBytes =
-      kSmemBytes > kPartialTileBytes ? kSmemBytes : kPartialTileBytes;
-  static constexpr int kMaxClusterSplit = 8;  // portable cluster size
 
   static_assert(kMTB % kMW == 0 && kNTB % kNW == 0, "warp tile must divide block tile");
   static_assert(kMW % kMT == 0 && kNW % kNT == 0, "thread tile must divide warp tile");

@@ -32,16 +32,11 @@ struct GemmParams {
   bool a_vec, b_vec, c_vec;
   // Split-K: blockIdx.y selects a K range of k_per_split elements (a multiple of the tile's
   // KTB); with split_k > 1 each slice writes unscaled partial sums to
-  // partial[slice * m * n + i + j * m] and a reduction kernel applies alpha and beta, or,
-  // in the cluster-split instances, the slices of a tile (one cluster) sum them in shared
-  // memory.
+  // partial[slice * m * n + i + j * m] and a reduction kernel applies alpha and beta.
   int split_k;
   int64_t k_per_split;
   T* partial;
   int tiles_m, tiles_n;
-  // Read only by the L2-prefetch instances: how far ahead in k (elements, 0 = off) the main
-  // loop asks L2 for op(A) and op(B).
-  int prefetch_k_a, prefetch_k_b;
   // Read only by the FT instances (the plain ones ignore it).
   abft::FtParams ft;
 };

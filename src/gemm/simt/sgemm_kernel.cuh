@@ -12,7 +12,6 @@
 
 #include <cstdint>
 
-#include "gemm/simt/cluster_split.cuh"
 #include "gemm/simt/gemm_config.h"
 #include "gemm/simt/gemm_params.h"
 
@@ -91,30 +90,6 @@ struct TileLoader {
 
   // Moves to the next slice.
   __device__ __forceinline__ void advance(int64_t ld) { ptr += kContigRows ? KTB * ld : KTB; }
-
-  // Asks L2 for this thread's share of the slice `ahead` elements of k past the current one
-  // (a hint: nothing comes back to registers). One request per 128-byte line: with
-  // contiguous rows the vectors that start a line (every 8th) request it; otherwise each
-  // row's line is requested once every 32 elements of k (slice index kt), so `ahead` should
-  // be at least 32. Nothing past the operand is requested: rows >= rows_left, k >= k_room
-  // (k_room = elements of k from the current slice to the end of the operand).
-  __device__ __forceinline__ void prefetch_l2(int64_t ld, int ahead, int rows_left,
-                                              int64_t k_room, int64_t kt) const {
-    if (kContigRows) {
-      if (pos % 8 != 0 || pos * 4 >= rows_left) return;
-#pragma unroll
-      for (int v = 0; v < kVecs; ++v)
-        if (k_of(v) + ahead < k_room)
-          asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr + v * line_step + ahead * ld));
-    } else {
-      constexpr int kSlicesPerLine = KTB >= 32 ? 1 : 32 / KTB;
-      if (pos != 0 || kt % kSlicesPerLine != 0 || ahead >= k_room) return;
-#pragma unroll
-      for (int v = 0; v < kVecs; ++v)
-        if (row_of(v) < rows_left)
-          asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr + v * line_step + ahead));
-    }
-  }
 
   __device__ __forceinline__ void store(float* Xs /* (KTB, LDS) */) const {
 #pragma unroll
@@ -239,13 +214,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         a_loader.advance(p.lda);
         b_loader.advance(p.ldb);
         load_slice(kt + 1);
-        if constexpr (Cfg::kL2Prefetch) {
-          const int64_t k_room = p.k - (k_begin + (kt + 1) * KTB);
-          if (p.prefetch_k_a > 0)
-            a_loader.prefetch_l2(p.lda, p.prefetch_k_a, rows_left_a, k_room, kt + 1);
-          if (p.prefetch_k_b > 0)
-            b_loader.prefetch_l2(p.ldb, p.prefetch_k_b, rows_left_b, k_room, kt + 1);
-        }
       }
       const float* As_cur = As + stage * KTB * LDA_S;
       const float* Bs_cur = Bs + stage * KTB * LDB_S;
@@ -358,29 +326,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     }
   };
 
-  if constexpr (Cfg::kClusterSplit) {
-    if (p.split_k > 1) {
-      // The slices of this tile are the blocks of this cluster: leave the unscaled partial
-      // tile in shared memory (column-major, ld MTB; the K loop is done with the stages)
-      // and sum it with the others' there.
-      __syncthreads();
-      float* T = smem;
-#pragma unroll
-      for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-        for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-            *reinterpret_cast<float4*>(
-                T + (frag_col0 + fj * kFragColStride + j) * MTB + frag_row0 +
-                fi * kFragRowStride) = make_float4(acc[fi * 4 + 0][fj * 4 + j],
-                                                   acc[fi * 4 + 1][fj * 4 + j],
-                                                   acc[fi * 4 + 2][fj * 4 + j],
-                                                   acc[fi * 4 + 3][fj * 4 + j]);
-      cluster_reduce_tile<MTB, NTB, Cfg::kThreads>(p, T, m0, n0, alpha, read_scalar(p.beta));
-      return;
-    }
-  }
   if (p.split_k > 1) {
     // Unscaled partial sums (scale 1 is exact); the reduction applies alpha and beta in a
     // fixed slice order. The workspace is 16-byte aligned with ld = m.

@@ -13,12 +13,6 @@ struct SgemmInstance {
   int blocks_per_sm;  // resident blocks per SM the launch bounds guarantee
   SgemmLaunchFn launch[2][2];     // [op(A) transposed][op(B) transposed]
   SgemmLaunchFn launch_ft[2][2];  // the same tile with fused block-level checksums (no split-K)
-  // Cluster-split instances (0: split-K goes through the workspace and a reduction kernel):
-  // the most slices, one cluster per tile, and how many clusters of a given split fit on
-  // the device at once (-1: unknown).
-  int max_cluster_split;
-  int (*co_resident_clusters)(int split);
-  bool l2_prefetch;  // honours GemmParams::prefetch_k_a / _b
 };
 
 // All compiled instances, in table order.
