@@ -7,7 +7,7 @@ namespace aegis::gemm::sm90 {
 // BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns with wgmma
 // m64nBNk16.
 template <int BM, int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue,
-          int ClusterM, int CtasPerSm>
+          int ClusterM, int CtasPerSm, bool SplitKAcrossConsumers = false>
 struct Sm90Config {
   static constexpr int kBM = BM;
   static constexpr int kBN = BN;
@@ -29,7 +29,13 @@ struct Sm90Config {
   // measured 1.4-1.5x faster than one CTA on some shapes, slower on others
   // (docs/perf-notes.md, TC-2).
   static constexpr int kCtasPerSm = CtasPerSm;
-  static constexpr int kConsumers = BM / 64;
+  // Two consumer warpgroups on one 64-row tile, taking alternate k-steps (each with its own
+  // accumulators, summed once per tile through shared memory): two wgmma chains on a small
+  // tile instead of one.
+  static constexpr bool kSplitKAcrossConsumers = SplitKAcrossConsumers;
+  static constexpr int kConsumers = SplitKAcrossConsumers ? 2 : BM / 64;
+  // Consumers whose rows differ (each runs its own epilogue) and the rows each owns.
+  static constexpr int kRowGroups = BM / 64;
   // Two consumers of 64 x 256 accumulators need more than an even share of the registers:
   // setmaxnreg moves them from the producer. A single consumer never does.
   static constexpr bool kReallocRegisters = kConsumers > 1;
@@ -40,11 +46,13 @@ struct Sm90Config {
   // Epilogue staging per consumer warpgroup, 1024-byte aligned: 32 columns x 68 (padded)
   // floats, or two 128-byte-swizzled 64 x 32 buffers of 16-bit C for the TMA store.
   static constexpr int kEpilogueBytesPerConsumer = 9 * 1024;
-  static constexpr int kEpilogueBytes = StagedEpilogue ? kConsumers * kEpilogueBytesPerConsumer : 0;
-  // Stages, epilogue staging, then the full/empty mbarriers; +1024 to align the stages to
-  // the 128-byte swizzle's 1024-byte pattern.
+  static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
+  // Split K across consumers: the second consumer's 64 x BN accumulators, handed to the first.
+  static constexpr int kExchangeBytes = SplitKAcrossConsumers ? 64 * BN * 4 : 0;
+  // Stages, epilogue staging, the exchange, then the full/empty mbarriers; +1024 to align
+  // the stages to the 128-byte swizzle's 1024-byte pattern.
   static constexpr int kSmemBytes =
-      kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
+      kStages * kStageBytes + kEpilogueBytes + kExchangeBytes + 2 * kStages * 8 + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an H100/H200 SM has");
   // 228 KB per SM, 1 KB of it reserved per resident CTA.
   static_assert(CtasPerSm * (kSmemBytes + 1024) <= 228 * 1024,
@@ -55,6 +63,8 @@ struct Sm90Config {
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma tiles of 64, 128 or 256 columns");
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two CTAs");
   static_assert(EagerRefill || Stages % 2 == 0, "lazy refill releases halves of the pipeline");
+  static_assert(!SplitKAcrossConsumers || (BM == 64 && EagerRefill && CtasPerSm == 1),
+                "K split across consumers: one 64-row tile per CTA, stages handed back eagerly");
 };
 
 }  // namespace aegis::gemm::sm90

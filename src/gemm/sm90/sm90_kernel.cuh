@@ -61,6 +61,11 @@ struct Sm90KernelArgs {
   // Unit rows visited together by the persistent tile order (choose_group_m).
   int group_m;
 };
+// Named barriers of the two consumers of a K split across consumers (the epilogue uses
+// 1 + consumer): the exchange buffer holds consumer 1's sums / is free again.
+constexpr int kExchangeFullBarrier = 3;
+constexpr int kExchangeFreeBarrier = 4;
+
 // Registers per thread after reallocation: 128 producer threads at kProducerRegs and 256
 // consumer threads at kConsumerRegs fit the SM's 64K registers.
 constexpr int kProducerRegs = 40;
@@ -144,9 +149,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   uint8_t* smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~static_cast<uintptr_t>(1023));
   uint8_t* epilogue_stage = smem + kStages * Cfg::kStageBytes;
-  uint64_t* full =
-      reinterpret_cast<uint64_t*>(smem + kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes);
+  float* exchange =
+      reinterpret_cast<float*>(smem + kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * Cfg::kStageBytes +
+                                               Cfg::kEpilogueBytes + Cfg::kExchangeBytes);
   uint64_t* empty = full + kStages;
+  constexpr bool kSplitK = Cfg::kSplitKAcrossConsumers;
+  // Consumers whose k-steps and accumulators one stage serves: each stage is read by all
+  // row groups, but with K split across consumers by one consumer only.
+  constexpr int kReadersPerStage = kSplitK ? 1 : Cfg::kConsumers;
 
   const int warpgroup = threadIdx.x / 128;
   const int thread_in_wg = threadIdx.x % 128;
@@ -155,7 +166,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);
       // One arrival per consumer warp of every CTA whose stage s this CTA's copies fill.
-      mbar_init(&empty[s], Cfg::kConsumers * 4 * kCluster);
+      mbar_init(&empty[s], kReadersPerStage * 4 * kCluster);
     }
     fence_barrier_init();
   }
@@ -265,31 +276,54 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     uint32_t phase = 0;
     int release = 0;     // oldest stage consumed but not yet handed back
     int unreleased = 0;  // how many stages that is
+    auto arrive_empty = [&](int stage) {
+      if (lane == 0) {
+        if constexpr (kCluster == 1) {
+          mbar_arrive(&empty[stage]);
+        } else {
+#pragma unroll
+          for (int r = 0; r < kCluster; ++r) mbar_arrive_cluster(&empty[stage], r);
+        }
+      }
+    };
     auto hand_back = [&](int keep) {
       while (unreleased > keep) {
-        if (lane == 0) {
-          if constexpr (kCluster == 1) {
-            mbar_arrive(&empty[release]);
-          } else {
-#pragma unroll
-            for (int r = 0; r < kCluster; ++r) mbar_arrive_cluster(&empty[release], r);
-          }
-        }
+        arrive_empty(release);
         if (++release == kStages) release = 0;
         --unreleased;
       }
     };
+    // K split across consumers: consumer c takes the k-steps whose running index (over all
+    // of this CTA's units) has parity c; `held` is its last stage not yet handed back.
+    int step_parity = 0;
+    int held = -1;
+    if constexpr (kSplitK) {
+      // The exchange buffer starts free (see the end of a unit).
+      if (consumer == 0) named_barrier_arrive(kExchangeFreeBarrier, 256);
+    }
 
     for (int u = first_unit; u < num_units; u += unit_stride) {
       int um, tn, kt_first, k_tiles;
       tile_coords(u % units_per_slice, unit_rows, args.tiles_n, args.group_m, um, tn);
       slice_of(u, kt_first, k_tiles);
       const int tm = um * kCluster + static_cast<int>(rank);
+      bool first_step = true;  // of this unit, for this consumer
       for (int i = 0; i < k_tiles; ++i) {
+        if constexpr (kSplitK) {
+          const bool mine = step_parity == consumer;
+          step_parity ^= 1;
+          if (!mine) {
+            if (++s == kStages) {
+              s = 0;
+              phase ^= 1;
+            }
+            continue;
+          }
+        }
         mbar_wait(&full[s], phase);
         const uint32_t stage = smem_addr(smem + s * Cfg::kStageBytes);
         // This consumer's 64 rows of A: 64 K-major rows of 128 bytes, or the 64-row M-major box.
-        const uint32_t a_base = stage + consumer * 8192;
+        const uint32_t a_base = stage + (kSplitK ? 0 : consumer * 8192);
         const uint32_t b_base = stage + Cfg::kStageBytesA;
         wgmma_fence();
 #pragma unroll
@@ -302,18 +336,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
           const uint64_t db = TB ? smem_desc_sw128(b_base + kk * 2048, 8192, 1024)
                                  : smem_desc_sw128(b_base + kk * 32, 16, 1024);
           WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
-                                                                  (i > 0 || kk > 0) ? 1 : 0);
+                                                                  (!first_step || kk > 0) ? 1 : 0);
         }
         wgmma_commit();
-        ++unreleased;
-        if constexpr (Cfg::kEagerRefill) {
-          // The previous k-step's wgmmas have retired: its stage can be refilled while this
-          // one's run.
+        first_step = false;
+        if constexpr (kSplitK) {
+          // This consumer's previous step has retired: hand its stage back.
           wgmma_wait<1>();
-          hand_back(1);
-        } else if (s % (kStages / 2) == kStages / 2 - 1) {
-          wgmma_wait<0>();
-          hand_back(0);
+          if (held >= 0) arrive_empty(held);
+          held = s;
+        } else {
+          ++unreleased;
+          if constexpr (Cfg::kEagerRefill) {
+            // The previous k-step's wgmmas have retired: its stage can be refilled while
+            // this one's run.
+            wgmma_wait<1>();
+            hand_back(1);
+          } else if (s % (kStages / 2) == kStages / 2 - 1) {
+            wgmma_wait<0>();
+            hand_back(0);
+          }
         }
         if (++s == kStages) {
           s = 0;
@@ -322,9 +364,32 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       }
       wgmma_wait<0>();
       fence_registers(acc);
-      hand_back(0);
+      if constexpr (kSplitK) {
+        if (held >= 0) arrive_empty(held);
+        held = -1;
+        // Consumer 1 hands its sums to consumer 0, which adds them and runs the epilogue.
+        // The buffer is [element][thread]: a warp's accesses are consecutive words.
+        // A consumer that got no k-step of this unit (one k-tile) holds the previous
+        // unit's sums: they count as zero.
+        if (consumer == 1) {
+          named_barrier_sync(kExchangeFreeBarrier, 256);
+#pragma unroll
+          for (int e = 0; e < kBN / 2; ++e)
+            exchange[e * 128 + thread_in_wg] = first_step ? 0.0f : acc[e];
+          named_barrier_arrive(kExchangeFullBarrier, 256);
+          continue;
+        }
+        named_barrier_sync(kExchangeFullBarrier, 256);
+#pragma unroll
+        for (int e = 0; e < kBN / 2; ++e)
+          acc[e] = (first_step ? 0.0f : acc[e]) + exchange[e * 128 + thread_in_wg];
+        named_barrier_arrive(kExchangeFreeBarrier, 256);
+      } else {
+        hand_back(0);
+      }
 
-      const int64_t tile_row = static_cast<int64_t>(tm) * Cfg::kBM + consumer * 64;
+      const int64_t tile_row =
+          static_cast<int64_t>(tm) * Cfg::kBM + (kSplitK ? 0 : consumer * 64);
       const int64_t tile_col = static_cast<int64_t>(tn) * kBN;
       if (args.split_k > 1) {
         float* partial = args.partial + static_cast<int64_t>(u / units_per_slice) * args.m * args.n;
@@ -352,6 +417,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
                                 args.c_tma ? &map_c : nullptr);
           break;
       }
+    }
+    if constexpr (kSplitK) {
+      // Consumer 0 freed the buffer after the last unit (or at the start, with no unit).
+      if (consumer == 1) named_barrier_sync(kExchangeFreeBarrier, 256);
     }
     // TMA stores still in flight read this CTA's shared memory.
     if (thread_in_wg == 0) bulk_wait_all();
