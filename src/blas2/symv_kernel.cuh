@@ -52,6 +52,7 @@ struct SymvParams {
   bool atomic;
   T* col_parts;  // [nt][chunks_max][NB]
   T* row_parts;  // [nt (nt - 1) / 2][NB], by tile index hi (hi - 1) / 2 + lo
+  int64_t wave_q, wave_r;  // one wave: T = wave_q G + wave_r (symv_range_begin)
 };
 
 
@@ -91,15 +92,43 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     // masked in the arithmetic: the loads stay branch-free.
     const int64_t cl0 = c * NB - p.row_shift;  // logical first column of the block column
     const bool full_cols = cl0 >= 0 && cl0 + NB <= p.n;
-    const T* col_ptr[CPT];
-    bool col_ok[CPT];
-  #pragma unroll
-    for (int k = 0; k < CPT; ++k) {
-      const int64_t cj = cl0 + ty + k * Q;
-      col_ok[k] = cj >= 0 && cj < p.n;
-      const int64_t cjc = min(max(cj, int64_t(0)), p.n - 1);
-      col_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
+    // Column chunks: the CPT column pointers are kept in registers. One wave: recomputed at
+    // each tile from cl0 made opaque there; otherwise ptxas keeps them (and more) live
+    // across the segment loop and spills them inside the tile loop (measured in the SASS:
+    // ssymv_nb64_q8_wave reloaded 60 values per two tiles from local memory).
+    constexpr int kColRegs = WAVE ? 1 : CPT;
+    const T* col_ptr[kColRegs];
+    bool col_ok[kColRegs];
+    if constexpr (!WAVE) {
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) {
+        const int64_t cj = cl0 + ty + k * Q;
+        col_ok[k] = cj >= 0 && cj < p.n;
+        const int64_t cjc = min(max(cj, int64_t(0)), p.n - 1);
+        col_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
+      }
     }
+    auto column_ptr = [&](int k, int64_t cl0_now) -> const T* {
+      if constexpr (WAVE) {
+        const int64_t cjc = min(max(cl0_now + ty + k * Q, int64_t(0)), p.n - 1);
+        return p.B + (cjc + p.row_shift) * p.lda + tx * V;
+      } else {
+        return col_ptr[k];
+      }
+    };
+    auto column_ok = [&](int k) -> bool {
+      if constexpr (WAVE) {
+        const int64_t cj = cl0 + ty + k * Q;
+        return cj >= 0 && cj < p.n;
+      } else {
+        return col_ok[k];
+      }
+    };
+    auto opaque_cl0 = [&]() {
+      int64_t v = cl0;
+      if constexpr (WAVE) asm volatile("" : "+l"(v));
+      return v;
+    };
     // x of the block column in shared memory (read per tile, a broadcast per warp: x in
     // registers would cost CPT more registers per thread, and occupancy).
     if (tid < NB) {
@@ -109,7 +138,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     __syncthreads();
 
     T col_acc[CPT];
-  #pragma unroll
+#pragma unroll
     for (int k = 0; k < CPT; ++k) col_acc[k] = zero<T>();
     T diag_sum = zero<T>();
 
@@ -126,18 +155,19 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     // Full tile: CPT 16-byte loads (or element loads) and V elements of x, no branch.
     auto load_tile_full = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
       const int64_t rp = tile_row(tt) * NB;  // physical first row of the tile
-  #pragma unroll
-      for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(col_ptr[k] + rp);
+      const int64_t cl0_now = opaque_cl0();
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(column_ptr(k, cl0_now) + rp);
       const T* xp = p.x + (rp + tx * V - p.row_shift) * p.incx;
-  #pragma unroll
+#pragma unroll
       for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
     };
     auto load_tile_edge = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
       const int64_t rp = tile_row(tt) * NB;
       const int64_t first = rp + tx * V - p.row_shift;
-  #pragma unroll
-      for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(col_ptr[k] + rp, first, p.n);
-  #pragma unroll
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(column_ptr(k, cl0) + rp, first, p.n);
+#pragma unroll
       for (int v = 0; v < V; ++v) {
         const int64_t i = first + v;
         xr[v] = (i >= 0 && i < p.n) ? __ldg(p.x + i * p.incx) : zero<T>();
@@ -147,36 +177,36 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     auto process = [&](int64_t tt, const Vec<T, V>(&a)[CPT], const T(&xr)[V]) {
       const int buf = int(tt & 1);
       T row_acc[V];
-  #pragma unroll
+#pragma unroll
       for (int v = 0; v < V; ++v) row_acc[v] = zero<T>();
       if (full_cols) {
-  #pragma unroll
+#pragma unroll
         for (int k = 0; k < CPT; ++k) {
           const T xc = x_cols[ty + k * Q];
-  #pragma unroll
+#pragma unroll
           for (int v = 0; v < V; ++v) {
             row_acc[v] = mad(a[k].v[v], xc, row_acc[v]);
             col_acc[k] = mad(conj_if(a[k].v[v], HERM), xr[v], col_acc[k]);
           }
         }
       } else {
-  #pragma unroll
+#pragma unroll
         for (int k = 0; k < CPT; ++k) {
           const T xc = x_cols[ty + k * Q];  // 0 for columns outside [0, n)
-  #pragma unroll
+#pragma unroll
           for (int v = 0; v < V; ++v) {
-            const T av = col_ok[k] ? a[k].v[v] : zero<T>();
+            const T av = column_ok(k) ? a[k].v[v] : zero<T>();
             row_acc[v] = mad(av, xc, row_acc[v]);
             col_acc[k] = mad(conj_if(av, HERM), xr[v], col_acc[k]);
           }
         }
       }
-  #pragma unroll
+#pragma unroll
       for (int v = 0; v < V; ++v) row_sums[buf][ty][tx * V + v] = row_acc[v];
       __syncthreads();
       if (tid < NB) {
         T s = zero<T>();
-  #pragma unroll
+#pragma unroll
         for (int q = 0; q < Q; ++q) s = add(s, row_sums[buf][q][tid]);
         const int64_t r = tile_row(tt);
         const int64_t li = r * NB + tid - p.row_shift;
@@ -202,7 +232,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
 
     if (t_begin == 0) {
       // Diagonal tile: the stored half into shared memory, element by element.
-  #pragma unroll 4
+#pragma unroll 4
       for (int e = tid; e < NB * NB; e += kThreads) {
         const int i = e % NB, j = e / NB;
         const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
@@ -217,7 +247,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       {
         const int i = tid % NB, part = tid / NB;
         T s = zero<T>();
-  #pragma unroll 4
+#pragma unroll 4
         for (int j = part; j < NB; j += kParts) {
           const bool stored = p.upper ? i <= j : i >= j;
           T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
@@ -228,7 +258,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       }
       __syncthreads();
       if (tid < NB) {
-  #pragma unroll
+#pragma unroll
         for (int q = 0; q < kParts; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
       }
       // row_sums[0] is next written for tile 2, after the barrier of tile 1.
@@ -254,7 +284,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
 
     // Column sums: over the TX threads of each column, plus the diagonal tile.
     __syncthreads();  // the diagonal tile's reads of `tile` are done
-  #pragma unroll
+#pragma unroll
     for (int k = 0; k < CPT; ++k) tile[tx][ty + k * Q] = col_acc[k];
     __syncthreads();
     if (tid < NB) {
@@ -283,11 +313,10 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     allow_dependent_launch();
     // Only `lin` is carried from one segment to the next (the rest is recomputed from it
     // and blockIdx): state kept across a segment costs registers inside its tile loop.
-    const int64_t total = symv_total_tiles(nt);
-    int64_t lin = symv_range_begin(blockIdx.x, total, gridDim.x);
+    int64_t lin = symv_range_begin(blockIdx.x, p.wave_q, p.wave_r);
+    const int64_t lin_end = symv_range_begin(int64_t(blockIdx.x) + 1, p.wave_q, p.wave_r);
 #pragma unroll 1
-    while (lin < symv_range_begin(int64_t(blockIdx.x) + 1, total, gridDim.x)) {
-      const int64_t lin_end = symv_range_begin(int64_t(blockIdx.x) + 1, total, gridDim.x);
+    while (lin < lin_end) {
       const int64_t c = symv_column_of(lin, nt, p.upper);
       const int64_t t0 = lin - symv_column_offset(nt, c, p.upper);
       const int64_t t1 = min(symv_tile_count(nt, c, p.upper), t0 + (lin_end - lin));
@@ -318,10 +347,9 @@ __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvPar
   // Column parts: count cc, at col_base + k NB (k < cc).
   int64_t col_base, cc;
   if constexpr (WAVE) {
-    const int64_t total = symv_total_tiles(nt), G = p.chunks_max;
     const int64_t first = symv_column_offset(nt, rb, p.upper);
-    const int64_t b0 = symv_block_of(first, total, G);
-    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, p.upper) - 1, total, G);
+    const int64_t b0 = symv_block_of(first, p.wave_q, p.wave_r);
+    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, p.upper) - 1, p.wave_q, p.wave_r);
     col_base = symv_wave_slot(b0, rb) * NB;
     cc = b1 - b0 + 1;
   } else {
@@ -430,6 +458,8 @@ struct SymvFamily {
     p.atomic = plan.atomics;
     p.col_parts = static_cast<T*>(plan.workspace);
     p.row_parts = p.col_parts + (WAVE ? p.chunks_max + nt : nt * p.chunks_max) * NB;
+    p.wave_q = symv_total_tiles(nt) / p.chunks_max;  // used by the one-wave schedule only
+    p.wave_r = symv_total_tiles(nt) % p.chunks_max;
     if (p.atomic) {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;

@@ -3,7 +3,6 @@
 // deterministic mode keeps its partial sums.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -24,30 +23,28 @@ AEGIS_BLAS2_HD inline int64_t symv_column_offset(int64_t nt, int64_t c, bool upp
   return upper ? c * (c + 1) / 2 : c * nt - c * (c - 1) / 2;
 }
 AEGIS_BLAS2_HD inline int64_t symv_total_tiles(int64_t nt) { return nt * (nt + 1) / 2; }
-// Block column of linear tile index lin in [0, T): a square-root estimate, then exact steps.
+// Block column of linear tile index lin in [0, T): a binary search over the column offsets
+// (integer operations only, so the kernel keeps it and what depends on it in uniform
+// registers: a floating-point square root would move the whole segment state into the
+// per-thread registers that the tile loop needs).
 AEGIS_BLAS2_HD inline int64_t symv_column_of(int64_t lin, int64_t nt, bool upper) {
-  double est;
-  if (upper) {
-    est = (sqrt(8.0 * double(lin) + 1.0) - 1.0) / 2.0;  // c (c + 1) / 2 <= lin
-  } else {
-    const double b = 2.0 * double(nt) + 1.0;  // c (2 nt + 1 - c) / 2 <= lin
-    const double d = b * b - 8.0 * double(lin);
-    est = (b - sqrt(d > 0 ? d : 0.0)) / 2.0;
+  int64_t lo = 0, hi = nt - 1;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (symv_column_offset(nt, mid, upper) <= lin) lo = mid;
+    else hi = mid - 1;
   }
-  int64_t c = int64_t(est);
-  if (c < 0) c = 0;
-  if (c > nt - 1) c = nt - 1;
-  while (c > 0 && symv_column_offset(nt, c, upper) > lin) --c;
-  while (c + 1 < nt && symv_column_offset(nt, c + 1, upper) <= lin) ++c;
-  return c;
+  return lo;
 }
-// Thread block b of G owns linear tiles [symv_range_begin(b), symv_range_begin(b + 1)).
-AEGIS_BLAS2_HD inline int64_t symv_range_begin(int64_t b, int64_t total, int64_t G) {
-  return b * total / G;
+// G thread blocks share T tiles: q = T / G each and one more for the first r = T % G
+// (q >= 1: G <= T). Block b owns linear tiles [symv_range_begin(b), symv_range_begin(b + 1)).
+AEGIS_BLAS2_HD inline int64_t symv_range_begin(int64_t b, int64_t q, int64_t r) {
+  return b * q + (b < r ? b : r);
 }
 // The thread block whose range holds linear tile t.
-AEGIS_BLAS2_HD inline int64_t symv_block_of(int64_t t, int64_t total, int64_t G) {
-  return ((t + 1) * G - 1) / total;
+AEGIS_BLAS2_HD inline int64_t symv_block_of(int64_t t, int64_t q, int64_t r) {
+  const int64_t long_tiles = r * (q + 1);  // tiles of the first r blocks
+  return t < long_tiles ? t / (q + 1) : r + (t - long_tiles) / q;
 }
 // Slot of the column sums of block b's segment in block column c (deterministic mode):
 // b + c. A block's segments are consecutive block columns and block b + 1 starts in b's

@@ -52,12 +52,13 @@ TEST(Blas2Schedule, ColumnOfMatchesTheOffsets) {
 void check_wave_schedule(int64_t nt, bool upper, int64_t s) {
   const int64_t total = symv_total_tiles(nt);
   const int64_t G = (total + s - 1) / s;  // SymvFamily::chunks_max
+  const int64_t q = total / G, r = total % G;  // SymvFamily::launch
   std::set<std::pair<int64_t, int64_t>> tiles;  // (block column, tile within it)
   std::set<int64_t> slots;
   std::map<int64_t, std::vector<int64_t>> writers;  // block column -> blocks, in order
   for (int64_t b = 0; b < G; ++b) {
-    int64_t lin = symv_range_begin(b, total, G);
-    const int64_t lin_end = symv_range_begin(b + 1, total, G);
+    int64_t lin = symv_range_begin(b, q, r);
+    const int64_t lin_end = symv_range_begin(b + 1, q, r);
     ASSERT_LT(lin, lin_end) << "empty range: block " << b;
     ASSERT_LE(lin_end - lin, s);
     int64_t c = symv_column_of(lin, nt, upper);
@@ -81,8 +82,8 @@ void check_wave_schedule(int64_t nt, bool upper, int64_t s) {
   ASSERT_EQ(int64_t(tiles.size()), total);
   for (int64_t rb = 0; rb < nt; ++rb) {
     const int64_t first = symv_column_offset(nt, rb, upper);
-    const int64_t b0 = symv_block_of(first, total, G);
-    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, upper) - 1, total, G);
+    const int64_t b0 = symv_block_of(first, q, r);
+    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, upper) - 1, q, r);
     std::vector<int64_t> expect;
     for (int64_t b = b0; b <= b1; ++b) expect.push_back(b);
     ASSERT_EQ(writers[rb], expect) << "nt " << nt << " S " << s << " column " << rb;
@@ -99,14 +100,21 @@ TEST(Blas2Schedule, WaveCoversEveryTileOnceAndReductionReadsWhatWasWritten) {
       }
 }
 
-TEST(Blas2Schedule, BlockOfIsTheRangeHolder) {
+TEST(Blas2Schedule, RangesAreEvenAndBlockOfIsTheRangeHolder) {
   for (int64_t total : {1, 10, 8256, 32896})
     for (int64_t G : {int64_t(1), int64_t(7), int64_t(528), total}) {
       if (G > total) continue;
+      const int64_t q = total / G, r = total % G;
+      EXPECT_EQ(symv_range_begin(0, q, r), 0);
+      EXPECT_EQ(symv_range_begin(G, q, r), total);
+      for (int64_t b = 0; b < G; b += 1 + G / 101) {
+        const int64_t len = symv_range_begin(b + 1, q, r) - symv_range_begin(b, q, r);
+        EXPECT_TRUE(len == q || len == q + 1) << len;
+      }
       for (int64_t t = 0; t < total; t += 1 + total / 97) {
-        const int64_t b = symv_block_of(t, total, G);
-        EXPECT_LE(symv_range_begin(b, total, G), t);
-        EXPECT_GT(symv_range_begin(b + 1, total, G), t);
+        const int64_t b = symv_block_of(t, q, r);
+        EXPECT_LE(symv_range_begin(b, q, r), t);
+        EXPECT_GT(symv_range_begin(b + 1, q, r), t);
       }
     }
 }
