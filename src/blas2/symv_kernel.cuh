@@ -42,8 +42,11 @@ struct SymvParams {
   int row_shift;
   int64_t n;
   bool upper;
-  int tiles_per_block;  // S
-  int chunks_max;       // column chunks: gridDim.y; one wave: G = gridDim.x
+  // Column chunks: S and the chunks of the longest block column (gridDim.y). One wave:
+  // q and r of T = q G + r, G = gridDim.x (symv_range_begin). The struct is kept as in v2:
+  // two more fields changed the v2 kernel's SASS.
+  int tiles_per_block;  // S | q
+  int chunks_max;       // gridDim.y | r
   const T* x;
   int64_t incx;
   T* y;
@@ -52,7 +55,6 @@ struct SymvParams {
   bool atomic;
   T* col_parts;  // [nt][chunks_max][NB]
   T* row_parts;  // [nt (nt - 1) / 2][NB], by tile index hi (hi - 1) / 2 + lo
-  int64_t wave_q, wave_r;  // one wave: T = wave_q G + wave_r (symv_range_begin)
 };
 
 
@@ -313,8 +315,9 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     allow_dependent_launch();
     // Only `lin` is carried from one segment to the next (the rest is recomputed from it
     // and blockIdx): state kept across a segment costs registers inside its tile loop.
-    int64_t lin = symv_range_begin(blockIdx.x, p.wave_q, p.wave_r);
-    const int64_t lin_end = symv_range_begin(int64_t(blockIdx.x) + 1, p.wave_q, p.wave_r);
+    const int64_t q = p.tiles_per_block, r = p.chunks_max;
+    int64_t lin = symv_range_begin(blockIdx.x, q, r);
+    const int64_t lin_end = symv_range_begin(int64_t(blockIdx.x) + 1, q, r);
 #pragma unroll 1
     while (lin < lin_end) {
       const int64_t c = symv_column_of(lin, nt, p.upper);
@@ -348,8 +351,9 @@ __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvPar
   int64_t col_base, cc;
   if constexpr (WAVE) {
     const int64_t first = symv_column_offset(nt, rb, p.upper);
-    const int64_t b0 = symv_block_of(first, p.wave_q, p.wave_r);
-    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, p.upper) - 1, p.wave_q, p.wave_r);
+    const int64_t q = p.tiles_per_block, r = p.chunks_max;
+    const int64_t b0 = symv_block_of(first, q, r);
+    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, p.upper) - 1, q, r);
     col_base = symv_wave_slot(b0, rb) * NB;
     cc = b1 - b0 + 1;
   } else {
@@ -448,8 +452,9 @@ struct SymvFamily {
     p.B = static_cast<const T*>(call.A) - call.row_shift * (1 + call.lda);
     p.n = call.n;
     p.upper = call.upper;
-    p.tiles_per_block = s;
-    p.chunks_max = int(chunks_max(call, s));
+    const int64_t blocks = chunks_max(call, s);  // column chunks: gridDim.y; one wave: G
+    p.tiles_per_block = WAVE ? int(symv_total_tiles(nt) / blocks) : s;
+    p.chunks_max = WAVE ? int(symv_total_tiles(nt) % blocks) : int(blocks);
     p.x = static_cast<const T*>(call.x);
     p.incx = call.incx;
     p.y = static_cast<T*>(call.y);
@@ -457,14 +462,12 @@ struct SymvFamily {
     p.scalars = scalars_of<T>(call);
     p.atomic = plan.atomics;
     p.col_parts = static_cast<T*>(plan.workspace);
-    p.row_parts = p.col_parts + (WAVE ? p.chunks_max + nt : nt * p.chunks_max) * NB;
-    p.wave_q = symv_total_tiles(nt) / p.chunks_max;  // used by the one-wave schedule only
-    p.wave_r = symv_total_tiles(nt) % p.chunks_max;
+    p.row_parts = p.col_parts + (WAVE ? blocks + nt : nt * blocks) * NB;
     if (p.atomic) {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;
     }
-    const dim3 grid = WAVE ? dim3(unsigned(p.chunks_max)) : dim3(unsigned(nt), unsigned(p.chunks_max));
+    const dim3 grid = WAVE ? dim3(unsigned(blocks)) : dim3(unsigned(nt), unsigned(blocks));
     const dim3 block(NB / kVecWidth<T>, Q);
     if constexpr (WAVE) {
       // Atomics: a dependent of the beta pre-pass (waits for it before its first atomic add).
