@@ -513,6 +513,42 @@ TYPED_TEST(Blas2Symv, OneWaveLargeBothModes) {
   aegisSetBlas2Override(this->h_, nullptr, 0);
 }
 
+TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
+  // Every GEMV T/C configuration of this precision (register-loaded and staged through
+  // shared memory), columns long enough for many full row steps per block (the staged
+  // pipeline's prologue, steady state and drain), splits that leave blocks 0, 1, 2 or many
+  // full steps, row offsets (partial first step) and ragged ends, both modes.
+  const char letter = std::is_same_v<TypeParam, float>    ? 's'
+                      : std::is_same_v<TypeParam, double> ? 'd'
+                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
+  size_t index = 0;
+  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
+    const std::string name = aegisBlas2ConfigName(i);
+    if (name[0] != letter || name.find("gemv_t") == std::string::npos) continue;
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{4099, 37}, {1000, 300}, {129, 65}})
+      for (int y : {1, 2, 5, 40, 0}) {
+        ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
+        const Blas2Kind kind = kIsComplex<TypeParam> && index % 2 == 1 ? Blas2Kind::GemvC : Blas2Kind::GemvT;
+        Blas2Case c = make_case<TypeParam>(kind, m, n, index);
+        c.ld_mode = 1;  // aligned lda where the vector width allows: the staged path
+        if (index % 3 == 2) {
+          c.offset_call = index % 4 < 2;
+          c.off_r = 1 + int64_t(index % 3);
+          c.off_c = 2;
+        }
+        for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode))
+              << name << " m " << m << " n " << n << " Y " << y;
+          const char* used = "";
+          aegisGetLastBlas2Choice(this->h_, &used, nullptr);
+          EXPECT_EQ(name, used);
+        }
+        ++index;
+      }
+  }
+  aegisSetBlas2Override(this->h_, nullptr, 0);
+}
+
 TYPED_TEST(Blas2Gemv, LargeSplitDeterministic) {
   // Sizes where dispatch splits the sums over many blocks (the ordered reduction at work).
   size_t index = 0;
