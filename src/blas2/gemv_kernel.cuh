@@ -170,22 +170,36 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
 // loop holds one step (16 KB). Dynamic shared memory: STAGES x NB x 32 vectors of 16 bytes.
 extern __shared__ __align__(16) unsigned char blas2_stage_smem[];
 
+// (Before sm_80, for AEGIS_EXTRA_CUDA_ARCHS builds: plain synchronous copies.)
 __device__ __forceinline__ uint64_t evict_first_policy() {
-  uint64_t policy;
+  uint64_t policy = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#endif
   return policy;
 }
 // 16 bytes global -> shared, asynchronously; evict-first in L2 (the matrix is read once).
 __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, uint64_t policy) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
                "l"(policy)
                : "memory");
+#else
+  (void)policy;
+  *static_cast<int4*>(smem) = __ldcs(static_cast<const int4*>(gmem));
+#endif
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
 }
 
 template <typename T, int NB, int Q, bool VEC, bool CONJ, int STAGES = 0>
