@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -38,6 +39,36 @@ const std::vector<Band> kBands = {
 const int kSplits[] = {0, 1, 2, 4, 8, 16, 32};
 
 size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
+
+// Whether `family` ("gemv_t") is in the comma-separated list (empty: every family).
+bool family_selected(const std::string& list, const std::string& family) {
+  if (list.empty()) return true;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    if (list.compare(start, end - start, family) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// Rows of an existing table (lines '{"key", max, "config", y},') whose routine key is not in
+// `tuned`, in file order. Returns false when the file cannot be read.
+bool kept_rows(const std::string& path, const std::vector<std::string>& tuned, std::string* rows) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return false;
+  char line[512];
+  while (std::fgets(line, sizeof(line), f)) {
+    const char* q0 = std::strchr(line, '"');
+    if (line[0] != '{' || !q0) continue;
+    const char* q1 = std::strchr(q0 + 1, '"');
+    if (!q1) continue;
+    const std::string key(q0 + 1, q1);
+    if (std::find(tuned.begin(), tuned.end(), key) == tuned.end()) *rows += line;
+  }
+  std::fclose(f);
+  return true;
+}
 
 // One call of `key` (e.g. "cgemv_t") on n x n operands, alpha 1, beta 0.
 void call(aegisHandle_t h, const std::string& key, int64_t n, const void* A, const void* x, void* y) {
@@ -97,9 +128,20 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
     const std::string name = aegisBlas2ConfigName(i);
     if (opt.precisions.find(name[0]) == std::string::npos) continue;
     const std::string key = name.substr(0, name.find("_nb"));
+    if (!family_selected(opt.routines, key.substr(1))) continue;
     auto it = std::find_if(routines.begin(), routines.end(), [&](auto& r) { return r.first == key; });
     if (it == routines.end()) routines.push_back({key, {name}});
     else it->second.push_back(name);
+  }
+
+  std::string rows;
+  if (!opt.keep_path.empty()) {
+    std::vector<std::string> tuned;
+    for (const auto& r : routines) tuned.push_back(r.first);
+    if (!kept_rows(opt.keep_path, tuned, &rows)) {
+      std::fprintf(stderr, "aegis-tune: cannot read %s\n", opt.keep_path.c_str());
+      return 1;
+    }
   }
 
   bench::TimingPlan plan;
@@ -116,7 +158,6 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       .key("rows")
       .begin_array();
   bench::ProgressLine progress;
-  std::string rows;
   std::printf("%-8s %8s %-22s %5s %9s\n", "routine", "max size", "config", "Y", "geo-mean");
   for (const auto& [key, configs] : routines) {
     const size_t eb = elem_bytes(key[0]);

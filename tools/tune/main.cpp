@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "console.h"
 #include "blas2_tuner.h"
@@ -21,9 +22,12 @@ void usage(std::FILE* to) {
                "  the fault-tolerant instances (FT CORRECT, no split-K) for the FT rows,\n"
                "  committed as src/dispatch/tuning/sgemm_ft_<gpu>.inc.\n"
                "usage: aegis-tune blas2 [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
-               "                        [--precisions sdcz]\n"
+               "                        [--precisions sdcz] [--routines gemv_n,gemv_t,symv,hemv]\n"
+               "                        [--keep FILE.inc]\n"
                "  Times every level-2 configuration with each Y split per routine and size\n"
                "  band (deterministic mode). Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n"
+               "  --routines tunes those families only; --keep copies the rows of the routine\n"
+               "  keys not tuned from an existing table (e.g. the committed one) into --out.\n"
                "usage: aegis-tune gemm-ex [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
                "  Times every tensor-core GEMM kernel (not the mma.sync fallback) against\n"
                "  cublasGemmEx on representative shapes of each class, FP16 in and out with\n"
@@ -77,7 +81,20 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(argv[1], "blas2")) {
     aegis::tune::Blas2TuneOptions opt;
-    const int status = parse_options(argc, argv, opt, &opt.precisions, false);
+    // blas2's own options first (--routines, --keep), the common ones after.
+    std::vector<char*> rest;
+    for (int i = 0; i < argc; ++i) {
+      const bool has_value = i + 1 < argc;
+      if (i >= 2 && !std::strcmp(argv[i], "--routines") && has_value) {
+        opt.routines = argv[++i];
+      } else if (i >= 2 && !std::strcmp(argv[i], "--keep") && has_value) {
+        opt.keep_path = argv[++i];
+      } else {
+        rest.push_back(argv[i]);
+      }
+    }
+    const int status = parse_options(int(rest.size()), rest.data(), opt, &opt.precisions, false);
+    for (int i = 0; i < argc; ++i) opt.command = (i ? opt.command + " " : "") + argv[i];
     return status >= 0 ? status : aegis::tune::run_blas2_tuner(opt);
   }
   if (!std::strcmp(argv[1], "gemm-ex")) {
