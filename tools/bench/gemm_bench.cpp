@@ -77,6 +77,8 @@ struct GemmOptions {
   // FP32 accumulation and C of ctype.
   aegisDataType_t dtype = AEGIS_R_32F;
   aegisDataType_t ctype = AEGIS_R_32F;
+  std::string sgemm_config;    // --sgemm-config: the SIMT kernel aegis is forced to run
+  int sgemm_max_split = 0;     // its split-K limit (0: the tuning row's)
   std::string gemm_ex_config;  // --gemm-ex-config: the tensor-core kernel aegis is forced to
   // Empty without --ft: aegis runs once per case as the handle comes (FT off) and reports
   // carry no FT fields, exactly as before FT existed.
@@ -129,6 +131,10 @@ void print_gemm_usage(std::FILE* out) {
       "  --gemm-ex-config NAME force aegis's tensor-core kernel (aegisSetGemmExOverride; names\n"
       "                        from aegisGemmExConfigName); a shape the kernel cannot run falls\n"
       "                        back as dispatch does, and the kernel column shows what ran\n"
+      "  --sgemm-config NAME[:SPLIT]\n"
+      "                        force aegis's SGEMM kernel (aegisSetSgemmOverride; names from\n"
+      "                        aegisSgemmConfigName) and its split-K limit (default: the\n"
+      "                        tuning row's); --dtype f32 only\n"
       "  --suite NAME          default | quick | squares | irregular | kpow2 (default: default)\n"
       "                        squares: 1024..16384 cubes; irregular: BASELINE-H200.md's other\n"
       "                        shapes; default: both; quick: both with --reps 10; kpow2: long K\n"
@@ -177,6 +183,12 @@ std::string gemm_ex_config_list() {
   return names.empty() ? std::string("none (this build has no tensor-core kernel)") : names;
 }
 
+bool is_sgemm_config(const std::string& name) {
+  for (int i = 0; i < aegisSgemmConfigCount(); ++i)
+    if (name == aegisSgemmConfigName(i)) return true;
+  return false;
+}
+
 bool is_gemm_ex_config(const std::string& name) {
   for (int i = 0; i < aegisGemmExConfigCount(); ++i)
     if (name == aegisGemmExConfigName(i)) return true;
@@ -201,6 +213,20 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
         reader.reject("unknown type '" + name + "', expected f32, f16 or bf16");
       (is_dtype ? options.dtype : options.ctype) = type;
       ctype_given = ctype_given || !is_dtype;
+    } else if (reader.is("--sgemm-config")) {
+      const std::string text = reader.text();
+      const size_t colon = text.find(':');
+      options.sgemm_config = text.substr(0, colon);
+      if (!is_sgemm_config(options.sgemm_config))
+        reader.reject("unknown SGEMM kernel '" + options.sgemm_config +
+                      "' (aegisSgemmConfigName lists this build's)");
+      if (colon != std::string::npos) {
+        const std::string split = text.substr(colon + 1);
+        if (split.empty() || split.find_first_not_of("0123456789") != std::string::npos ||
+            split.size() > 3)
+          reader.reject("split-K limit '" + split + "' is not a number from 0 to 999");
+        options.sgemm_max_split = std::stoi(split);
+      }
     } else if (reader.is("--gemm-ex-config")) {
       options.gemm_ex_config = reader.text();
       if (!is_gemm_ex_config(options.gemm_ex_config))
@@ -260,6 +286,8 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
     reader.reject("option '--ctype' needs --dtype f16 or bf16 (SGEMM writes f32)");
   if (!tensor && !options.gemm_ex_config.empty())
     reader.reject("option '--gemm-ex-config' needs --dtype f16 or bf16");
+  if (tensor && !options.sgemm_config.empty())
+    reader.reject("option '--sgemm-config' needs --dtype f32");
   if (tensor && !options.ft.empty())
     reader.reject("option '--ft' needs --dtype f32 (fault tolerance is SGEMM's)");
   if (tensor && !ceiling_given) options.ceiling_gflops = kTensorCeilingGflops;
@@ -511,6 +539,12 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       json.null();
     else
       json.value(options.gemm_ex_config);
+  } else {
+    json.key("sgemm_config");
+    if (options.sgemm_config.empty())
+      json.null();
+    else
+      json.value(options.sgemm_config + ":" + std::to_string(options.sgemm_max_split));
   }
   json.field("suite", options.suite)
       .field("reps", options.timing.timed_runs)
@@ -801,6 +835,14 @@ int run_gemm(const Invocation& invocation) {
   if (!options.gemm_ex_config.empty())
     AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
                             aegisSetGemmExOverride(libs.aegis, options.gemm_ex_config.c_str()));
+  if (!options.sgemm_config.empty()) {
+    AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
+                            aegisSetSgemmOverride(libs.aegis, options.sgemm_config.c_str(),
+                                                  options.sgemm_max_split));
+    std::printf("aegis SGEMM kernel forced: %s, split-K limit %s\n", options.sgemm_config.c_str(),
+                options.sgemm_max_split > 0 ? std::to_string(options.sgemm_max_split).c_str()
+                                            : "of the tuning row");
+  }
   if (with_ft) {
     options.ft = supported_ft_settings(libs, options.ft);
     if (options.ft.empty()) {
