@@ -63,8 +63,10 @@ AEGIS_HD inline bool exceeds(float r, float b) { return !(fabsf(r) <= b); }
 
 enum class Verdict : int {
   kClean = 0,       // no line beyond its bound
-  kNonFinite = 1,   // the checksums themselves are not finite: inputs with Inf/NaN (or
-                    // overflow); IEEE propagation decides the result, nothing is checked
+  kNonFinite = 1,   // the inputs are not finite (Inf/NaN, or overflow: the checksums and
+                    // the line's magnitude or accumulators alike); IEEE propagation decides
+                    // the result, nothing is checked. A checksum alone that is not finite
+                    // is a fault (a non-finite residual: kRecompute)
   kCorrectOne = 2,  // one bad row and one bad column with matching finite residuals:
                     // one element is wrong by the residual and is repaired in place
   kRecompute = 3    // anything else (several lines, one line alone, non-finite residual)
@@ -72,10 +74,10 @@ enum class Verdict : int {
 
 // bad_rows/bad_cols: lines beyond their bound. row_residual/col_residual: the residuals of
 // the single bad row and column (used only when there is one of each); tolerance: the sum
-// of their two bounds. checksums_finite: every checksum of the tile is finite.
+// of their two bounds. inputs_finite: no line of the tile has non-finite inputs.
 AEGIS_HD inline Verdict classify(int bad_rows, int bad_cols, float row_residual,
-                                 float col_residual, float tolerance, bool checksums_finite) {
-  if (!checksums_finite) return Verdict::kNonFinite;
+                                 float col_residual, float tolerance, bool inputs_finite) {
+  if (!inputs_finite) return Verdict::kNonFinite;
   if (bad_rows == 0 && bad_cols == 0) return Verdict::kClean;
   if (bad_rows == 1 && bad_cols == 1 && isfinite(row_residual) && isfinite(col_residual) &&
       fabsf(row_residual - col_residual) <= tolerance)

@@ -25,8 +25,9 @@
 // kernels add in.
 //
 // Verdicts (abft::classify) per tile, in the verify kernel:
-//   kNonFinite   checksums or magnitudes not finite (Inf/NaN inputs, overflow): counted in
-//                nonfinite, nothing is checked.
+//   kNonFinite   magnitudes not finite (Inf/NaN inputs, overflow): counted in nonfinite,
+//                nothing is checked. (A non-finite checksum beside a finite magnitude is a
+//                fault: its line is bad.)
 //   kCorrectOne  DETECT: counted and reported. CORRECT: the located element is recomputed
 //                from A, B and Cold (not patched with the residual: a large fault absorbs
 //                the rest of the line's sum, so checksum - sum loses the true value), then
@@ -498,7 +499,10 @@ class VerifyTile {
       const int idx = is_col ? line : line - cols_;
       const float ck = is_col ? col_ck[idx] : row_ck[idx];
       const float mg = is_col ? col_mag[idx] : row_mag[idx];
-      if (!isfinite(ck) || !isfinite(mg)) atomicOr(&check_->nonfinite, 1);
+      // Non-finite inputs (or overflow) show in the magnitude, which bounds |ck| from
+      // the same data; a checksum that is not finite beside a finite magnitude is a fault
+      // in the checksum, and its non-finite residual makes the line bad.
+      if (!isfinite(mg)) atomicOr(&check_->nonfinite, 1);
       const float r = ck - (is_col ? colsum_[idx] : rowsum_[idx]);
       const float b = rounding_bound(mg, v_.k_done, is_col ? v_.tile_m : v_.tile_n);
       if (!exceeds(r, b)) continue;

@@ -395,7 +395,7 @@ struct CheckOutcome {
   int64_t k_done = 0;
   std::vector<int> bad_rows, bad_cols;
   float row_residual = 0, col_residual = 0, row_bound = 0, col_bound = 0;
-  bool checksums_finite = true;
+  bool inputs_finite = true;  // no line's checksum non-finite from its inputs (see check)
   Verdict verdict = Verdict::kClean;
   double worst_ratio = 0;         // max |residual| / rounding_bound(computed magnitude)
   double worst_exact_ratio = 0;   // max |residual| / rounding_bound(exact magnitude)
@@ -508,23 +508,30 @@ class TileSim {
     CheckOutcome c;
     c.k_done = k_done;
     std::vector<float> col_res(nt), row_res(mt);
+    // As the kernel decides: a checksum that is not finite comes from the inputs when the
+    // line's accumulator sum or its magnitude is not finite either; alone, it is a fault.
+    auto from_inputs = [](float ck, float sum, float mag) {
+      return !std::isfinite(ck) && !(std::isfinite(sum) && std::isfinite(mag));
+    };
     for (int j = 0; j < nt; ++j) {
-      const float r = col_ck_[j] - line_sum(&acc_[static_cast<size_t>(j) * mt], mt, 1);
+      const float sum = line_sum(&acc_[static_cast<size_t>(j) * mt], mt, 1);
+      const float r = col_ck_[j] - sum;
       const float b = rounding_bound(col_mag_[j], k_done, mt);
       const float be = rounding_bound(static_cast<float>(col_exact_[j]), k_done, mt);
       col_res[j] = r;
-      c.checksums_finite = c.checksums_finite && std::isfinite(col_ck_[j]);
+      c.inputs_finite = c.inputs_finite && !from_inputs(col_ck_[j], sum, col_mag_[j]);
       c.worst_ratio = std::max(c.worst_ratio, std::fabs(static_cast<double>(r)) / b);
       c.worst_exact_ratio = std::max(c.worst_exact_ratio, std::fabs(static_cast<double>(r)) / be);
       c.cheap_above_full = c.cheap_above_full || cheap_bound(col_ck_[j], k_done, mt) > b;
       if (exceeds(r, b)) c.bad_cols.push_back(j);
     }
     for (int i = 0; i < mt; ++i) {
-      const float r = row_ck_[i] - line_sum(&acc_[i], nt, mt);
+      const float sum = line_sum(&acc_[i], nt, mt);
+      const float r = row_ck_[i] - sum;
       const float b = rounding_bound(row_mag_[i], k_done, nt);
       const float be = rounding_bound(static_cast<float>(row_exact_[i]), k_done, nt);
       row_res[i] = r;
-      c.checksums_finite = c.checksums_finite && std::isfinite(row_ck_[i]);
+      c.inputs_finite = c.inputs_finite && !from_inputs(row_ck_[i], sum, row_mag_[i]);
       c.worst_ratio = std::max(c.worst_ratio, std::fabs(static_cast<double>(r)) / b);
       c.worst_exact_ratio = std::max(c.worst_exact_ratio, std::fabs(static_cast<double>(r)) / be);
       c.cheap_above_full = c.cheap_above_full || cheap_bound(row_ck_[i], k_done, nt) > b;
@@ -540,7 +547,7 @@ class TileSim {
     }
     c.verdict =
         classify(static_cast<int>(c.bad_rows.size()), static_cast<int>(c.bad_cols.size()),
-                 c.row_residual, c.col_residual, c.row_bound + c.col_bound, c.checksums_finite);
+                 c.row_residual, c.col_residual, c.row_bound + c.col_bound, c.inputs_finite);
     if (o_.correct && c.verdict == Verdict::kCorrectOne)
       acc(c.bad_rows[0], c.bad_cols[0]) += c.col_residual;
     checks_.push_back(c);
@@ -744,12 +751,24 @@ TEST(FtCheckSimulation, UnlocatablePatternsRecompute) {
     s.run({{4, kTargetAccumulator, 6, 6, kNaN}});
     EXPECT_EQ(s.final_check().verdict, Verdict::kRecompute);
   }
+  {  // A checksum made Inf or NaN (a bit flip into its exponent) beside finite
+     // accumulators: a fault in the checksum, not a non-finite input; recompute.
+    TileSim s(op, o);
+    s.run({{4, kTargetRowChecksum, 12, 0, kInf}});
+    EXPECT_TRUE(s.final_check().inputs_finite);
+    EXPECT_EQ(s.final_check().bad_rows, std::vector<int>{12});
+    EXPECT_EQ(s.final_check().verdict, Verdict::kRecompute);
+    TileSim s2(op, o);
+    s2.run({{2, kTargetColumnChecksum, 0, 7, kNaN}});
+    EXPECT_EQ(s2.final_check().bad_cols, std::vector<int>{7});
+    EXPECT_EQ(s2.final_check().verdict, Verdict::kRecompute);
+  }
   {  // Non-finite input: the checksums are not finite, nothing is a fault.
     Operands bad = op;
     bad.A(5, 17) = kInf;
     TileSim s(bad, o);
     s.run();
-    EXPECT_FALSE(s.final_check().checksums_finite);
+    EXPECT_FALSE(s.final_check().inputs_finite);
     EXPECT_EQ(s.final_check().verdict, Verdict::kNonFinite);
     bad.A(5, 17) = kNaN;
     TileSim s2(bad, o);

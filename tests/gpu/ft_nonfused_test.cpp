@@ -319,8 +319,14 @@ TEST_F(FtNonfused, ChecksumFaultsLeaveTheResultCorrect) {
     float value;
     float beta;
   } cases[] = {{AEGIS_FAULT_TARGET_COLUMN_CHECKSUM, AEGIS_FAULT_ADD, 0, 1000.0f, 0.0f},
+               // Whatever the checksum's value, a flip of its top exponent bit moves it by
+               // at least 2 (to Inf for values in [1, 2)): detected.
                {AEGIS_FAULT_TARGET_ROW_CHECKSUM, AEGIS_FAULT_BITFLIP, 30, 0.0f, 0.5f},
-               {AEGIS_FAULT_TARGET_COLUMN_CHECKSUM, AEGIS_FAULT_BITFLIP, 30, 0.0f, 2.0f}};
+               {AEGIS_FAULT_TARGET_COLUMN_CHECKSUM, AEGIS_FAULT_BITFLIP, 30, 0.0f, 2.0f},
+               // A checksum that is not finite beside finite data is a fault, not a
+               // non-finite input.
+               {AEGIS_FAULT_TARGET_ROW_CHECKSUM, AEGIS_FAULT_ADD, 0, INFINITY, 0.5f},
+               {AEGIS_FAULT_TARGET_COLUMN_CHECKSUM, AEGIS_FAULT_ADD, 0, NAN, 0.0f}};
   size_t index = 0;
   for (const auto& x : cases) {
     const SgemmCase c = make_case(AEGIS_OP_N, AEGIS_OP_N, 160, 170, 96, 1.0f, x.beta);
@@ -335,6 +341,7 @@ TEST_F(FtNonfused, ChecksumFaultsLeaveTheResultCorrect) {
     EXPECT_EQ(st.detected, 1);
     EXPECT_EQ(st.recomputed, 1);
     EXPECT_EQ(st.unrecovered, 0);
+    EXPECT_EQ(st.nonfinite, 0);
     ASSERT_EQ(st.record_count, 1);
     EXPECT_EQ(st.records[0].action, AEGIS_FAULT_ACTION_RECOMPUTED);
   }

@@ -1047,18 +1047,27 @@ TEST_F(FtSgemmCorrect, ChecksumFaultsRecomputeTheTile) {
         EXPECT_EQ(st.records[0].action, AEGIS_FAULT_ACTION_RECOMPUTED);
       }
     }
-    // A bit flip in the checksum's exponent too.
-    aegisFault_t f = flip_fault(10, 10, 2, 30);
-    f.target = target;
-    SCOPED_TRACE(fault_text(f));
-    arm({f});
-    reset_stats();
-    p.restore_c();
-    run(p);
-    EXPECT_TRUE(p.verify());
-    const aegisFtStats_t st = stats();
-    EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
-    EXPECT_EQ(st.corrected, 0) << stats_text(st);
+    // A bit flip of the checksum's top exponent bit, and an Inf added to it. The flip
+    // either shrinks a checksum >= 2 below 2^-126 (residual >= 2, far above the bound here)
+    // or multiplies a smaller one by 2^128 (>= 2, or Inf for values in [1, 2)): caught
+    // either way. A checksum that is not finite beside finite accumulators is a fault, not
+    // a non-finite input.
+    aegisFault_t flip = flip_fault(10, 10, 2, 30);
+    flip.target = target;
+    for (const aegisFault_t& f : {flip, add_fault(10, 10, 2, INFINITY, 0, target)}) {
+      SCOPED_TRACE(fault_text(f));
+      arm({f});
+      reset_stats();
+      p.restore_c();
+      run(p);
+      EXPECT_TRUE(p.verify());
+      const aegisFtStats_t st = stats();
+      EXPECT_EQ(st.detected, 1) << stats_text(st);
+      EXPECT_EQ(st.recomputed, 1) << stats_text(st);
+      EXPECT_EQ(st.nonfinite, 0) << stats_text(st);
+      EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
+      EXPECT_EQ(st.corrected, 0) << stats_text(st);
+    }
   }
 }
 

@@ -348,7 +348,7 @@ struct FtBlock {
   // bound[q]) across the block, leaving the single bad row/column in misc. Uniform result.
   __device__ static abft::Verdict classify_lines(float* smem, const float (&residual)[kItems],
                                                  const float (&bound)[kItems],
-                                                 bool checksums_finite) {
+                                                 bool inputs_finite) {
     const int tid = threadIdx.x;
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
@@ -370,7 +370,7 @@ struct FtBlock {
         misc[kColBound] = bound[q];
       }
     }
-    const bool all_finite = __syncthreads_and(checksums_finite);
+    const bool all_finite = __syncthreads_and(inputs_finite);
     // The two residuals of one wrong element agree up to their bounds, plus the rounding of
     // line sums that contain the wrong element itself (which may dwarf everything else).
     const float rr = misc[kRowResidual], cr = misc[kColResidual];
@@ -439,6 +439,11 @@ struct FtBlock {
     __syncthreads();
 
     float residual[kItems], bound[kItems];
+    // finite: no line of this thread has non-finite inputs. A checksum that is not finite
+    // comes from the inputs (Inf/NaN, or overflow) when the line's accumulators are not
+    // finite either; beside finite accumulators it is a fault in the checksum (its residual
+    // is not finite, so the line is bad), unless the magnitude pass below finds that the
+    // line's magnitude itself overflows.
     bool finite = true, suspect = false;
 #pragma unroll
     for (int q = 0; q < kItems; ++q) {
@@ -453,7 +458,7 @@ struct FtBlock {
       // checksum happens to be near zero off the slow path.
       const float rest = s_abs[line] - s_max[line];
       bound[q] = abft::cheap_bound(fmaxf(fabsf(ck[q]), rest), k_done, len);
-      finite = finite && isfinite(ck[q]);
+      finite = finite && (isfinite(ck[q]) || isfinite(red[line]));
       suspect = suspect || abft::exceeds(residual[q], bound[q]);
     }
     // Everyone has read red: the magnitude pass may reuse it.
@@ -463,7 +468,9 @@ struct FtBlock {
 #pragma unroll
       for (int q = 0; q < kItems; ++q) {
         const int line = tid + q * kThreads;
-        if (line < kLines) bound[q] = abft::rounding_bound(mag[q], k_done, line < MTB ? NTB : MTB);
+        if (line >= kLines) continue;
+        bound[q] = abft::rounding_bound(mag[q], k_done, line < MTB ? NTB : MTB);
+        if (!isfinite(ck[q]) && !isfinite(mag[q])) finite = false;  // overflow, not a fault
       }
     }
     const abft::Verdict v = classify_lines(smem, residual, bound, finite);
