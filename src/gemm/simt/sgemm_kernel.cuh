@@ -17,6 +17,42 @@
 
 namespace aegis::gemm::simt {
 
+// cp.async (sm_80 and later) of 16 or 4 bytes from global src to shared dst; only
+// src_bytes (0, 4, 8, 12 or 16; 0 or 4) are read, the rest of the destination becomes zero.
+__device__ __forceinline__ void copy_async_16(float* dst, const float* src, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                   static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
+               "l"(src), "r"(src_bytes)
+               : "memory");
+#else
+  for (int q = 0; q < 4; ++q) dst[q] = 4 * q < src_bytes ? src[q] : 0.0f;
+#endif
+}
+__device__ __forceinline__ void copy_async_4(float* dst, const float* src, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
+                   static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
+               "l"(src), "r"(src_bytes)
+               : "memory");
+#else
+  *dst = src_bytes ? *src : 0.0f;
+#endif
+}
+// Closes the group of the cp.async copies issued so far / waits until at most `kPending`
+// groups are still in flight (the copies of the others are visible to this thread).
+__device__ __forceinline__ void copy_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int kPending>
+__device__ __forceinline__ void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+#endif
+}
+
 // Loads one operand tile (ROWS x KTB of op(X), where ROWS runs along M for A and N for B)
 // from global memory into registers and stores it to shared memory as Xs[k][row].
 //
@@ -91,6 +127,49 @@ struct TileLoader {
   // Moves to the next slice.
   __device__ __forceinline__ void advance(int64_t ld) { ptr += kContigRows ? KTB * ld : KTB; }
 
+  // Copies the current slice straight into the stage Xs (KTB, LDS) with cp.async (the
+  // asynchronous-copy kernel; completion through the caller's commit/wait groups). Elements
+  // at tile row >= rows_left or slice k >= k_left become zero. With contiguous rows and
+  // `vec` a vector is one 16-byte copy; otherwise (the transposing layout, or unaligned
+  // operands) each element is a 4-byte copy.
+  __device__ __forceinline__ void copy_async(float* Xs, int rows_left, int k_left,
+                                             bool vec) const {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const float* src = ptr + v * line_step;
+      const int r = row_of(v), k = k_of(v);
+      if (kContigRows) {
+        float* dst = Xs + k * LDS + r;
+        const int valid = k < k_left ? min(max(rows_left - r, 0), 4) : 0;
+        if (vec) {
+          copy_async_16(dst, src, valid * 4);
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q) copy_async_4(dst + q, src + q, q < valid ? 4 : 0);
+        }
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          copy_async_4(Xs + (k + q) * LDS + r, src + q, r < rows_left && k + q < k_left ? 4 : 0);
+      }
+    }
+  }
+
+  // copy_async for slices known to lie inside the operand with 16-byte aligned vectors.
+  __device__ __forceinline__ void copy_async_interior(float* Xs) const {
+#pragma unroll
+    for (int v = 0; v < kVecs; ++v) {
+      const float* src = ptr + v * line_step;
+      const int r = row_of(v), k = k_of(v);
+      if (kContigRows) {
+        copy_async_16(Xs + k * LDS + r, src, 16);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) copy_async_4(Xs + (k + q) * LDS + r, src + q, 4);
+      }
+    }
+  }
+
   __device__ __forceinline__ void store(float* Xs /* (KTB, LDS) */) const {
 #pragma unroll
     for (int v = 0; v < kVecs; ++v) {
@@ -128,6 +207,88 @@ __device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int& tm, i
   const int in_group = tile - group * per_group;
   tm = first_m + in_group % group_m;
   tn = in_group / group_m;
+}
+
+// acc += (one k step of) the outer product of this thread's A and B fragments: FM x FN
+// blocks of 4 x 4, each float4 holding 4 rows of op(A) or 4 columns of op(B).
+template <int FM, int FN>
+__device__ __forceinline__ void fma_fragments(float (&acc)[FM * 4][FN * 4],
+                                              const float4 (&frag_a)[FM],
+                                              const float4 (&frag_b)[FN]) {
+#pragma unroll
+  for (int fi = 0; fi < FM; ++fi) {
+    const float a[4] = {frag_a[fi].x, frag_a[fi].y, frag_a[fi].z, frag_a[fi].w};
+#pragma unroll
+    for (int fj = 0; fj < FN; ++fj) {
+      const float b[4] = {frag_b[fj].x, frag_b[fj].y, frag_b[fj].z, frag_b[fj].w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
+    }
+  }
+}
+
+// Writes this thread's fragment of the finished tile at (m0, n0): with split-K, the unscaled
+// partial sums to the slice's workspace panel; otherwise alpha * acc + beta * C into C
+// (beta = 0 never reads C: NaN already in C must not survive). frag_row0/col0: the first
+// row / column of the thread's 4-wide fragment blocks, relative to the tile.
+template <class Cfg>
+__device__ __forceinline__ void store_tile_fragment(const GemmParams<float>& p,
+                                                    const float (&acc)[Cfg::kMT][Cfg::kNT],
+                                                    int64_t m0, int64_t n0, int frag_row0,
+                                                    int frag_col0, float alpha) {
+  constexpr int kFragM = Cfg::kMT / 4, kFragN = Cfg::kNT / 4;
+  constexpr int kFragRowStride = Cfg::kMW / kFragM, kFragColStride = Cfg::kNW / kFragN;
+  // Tile-relative coordinates in 32 bits; one 64-bit base pointer per tile.
+  const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
+  // D = scale * acc + beta * D over this thread's fragment of the column-major tile at D
+  // (leading dimension ld), skipping elements outside the matrix; beta = 0 never reads D.
+  // Columns of four rows go out as one float4 where `vec` allows and the rows exist.
+  auto store_fragment = [&](float* D, int64_t ld, bool vec, float scale, float beta) {
+    const bool read_d = beta != 0.0f;
+#pragma unroll
+    for (int fi = 0; fi < kFragM; ++fi) {
+      const int r = frag_row0 + fi * kFragRowStride;
+#pragma unroll
+      for (int fj = 0; fj < kFragN; ++fj) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const int c = frag_col0 + fj * kFragColStride + j;
+          if (c >= cols_left) continue;
+          float* dst = D + r + c * ld;
+          float out[4];
+#pragma unroll
+          for (int i = 0; i < 4; ++i) out[i] = scale * acc[fi * 4 + i][fj * 4 + j];
+          if (vec && r + 3 < rows_left) {
+            float4* dst4 = reinterpret_cast<float4*>(dst);
+            if (read_d) {
+              const float4 old = *dst4;
+              out[0] = fmaf(beta, old.x, out[0]);
+              out[1] = fmaf(beta, old.y, out[1]);
+              out[2] = fmaf(beta, old.z, out[2]);
+              out[3] = fmaf(beta, old.w, out[3]);
+            }
+            *dst4 = make_float4(out[0], out[1], out[2], out[3]);
+          } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+              if (r + i < rows_left) dst[i] = read_d ? fmaf(beta, dst[i], out[i]) : out[i];
+          }
+        }
+      }
+    }
+  };
+
+  if (p.split_k > 1) {
+    // Unscaled partial sums (scale 1 is exact); the reduction applies alpha and beta in a
+    // fixed slice order. The workspace is 16-byte aligned with ld = m.
+    float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
+    store_fragment(P, p.m, p.m % 4 == 0, 1.0f, 0.0f);
+  } else {
+    store_fragment(p.C + m0 + n0 * p.ldc, p.ldc, p.c_vec, alpha, read_scalar(p.beta));
+  }
 }
 
 template <class Cfg, bool kTransA, bool kTransB>
@@ -257,21 +418,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
             frag_b[nxt][f] =
                 *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
         }
-#pragma unroll
-        for (int fi = 0; fi < kFragM; ++fi) {
-          const float a[4] = {frag_a[cur][fi].x, frag_a[cur][fi].y, frag_a[cur][fi].z,
-                              frag_a[cur][fi].w};
-#pragma unroll
-          for (int fj = 0; fj < kFragN; ++fj) {
-            const float b[4] = {frag_b[cur][fj].x, frag_b[cur][fj].y, frag_b[cur][fj].z,
-                                frag_b[cur][fj].w};
-#pragma unroll
-            for (int i = 0; i < 4; ++i)
-#pragma unroll
-              for (int j = 0; j < 4; ++j)
-                acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
-          }
-        }
+        fma_fragments(acc, frag_a[cur], frag_b[cur]);
         if constexpr (kBufs == 1) {
           if (kk == KTB - 1 && has_next) {
             // The other stage was last read before the previous barrier.
@@ -285,56 +432,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     }
   }
 
-  // ---- epilogue ------------------------------------------------------------------------
-  // Tile-relative coordinates in 32 bits; one 64-bit base pointer per tile.
-  const int rows_left = clamp_to_int(p.m - m0), cols_left = clamp_to_int(p.n - n0);
-  // D = scale * acc + beta * D over this thread's fragment of the column-major tile at D
-  // (leading dimension ld), skipping elements outside the matrix; beta = 0 never reads D.
-  // Columns of four rows go out as one float4 where `vec` allows and the rows exist.
-  auto store_fragment = [&](float* D, int64_t ld, bool vec, float scale, float beta) {
-    const bool read_d = beta != 0.0f;
-#pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi) {
-      const int r = frag_row0 + fi * kFragRowStride;
-#pragma unroll
-      for (int fj = 0; fj < kFragN; ++fj) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int c = frag_col0 + fj * kFragColStride + j;
-          if (c >= cols_left) continue;
-          float* dst = D + r + c * ld;
-          float out[4];
-#pragma unroll
-          for (int i = 0; i < 4; ++i) out[i] = scale * acc[fi * 4 + i][fj * 4 + j];
-          if (vec && r + 3 < rows_left) {
-            float4* dst4 = reinterpret_cast<float4*>(dst);
-            if (read_d) {
-              const float4 old = *dst4;
-              out[0] = fmaf(beta, old.x, out[0]);
-              out[1] = fmaf(beta, old.y, out[1]);
-              out[2] = fmaf(beta, old.z, out[2]);
-              out[3] = fmaf(beta, old.w, out[3]);
-            }
-            *dst4 = make_float4(out[0], out[1], out[2], out[3]);
-          } else {
-#pragma unroll
-            for (int i = 0; i < 4; ++i)
-              if (r + i < rows_left) dst[i] = read_d ? fmaf(beta, dst[i], out[i]) : out[i];
-          }
-        }
-      }
-    }
-  };
-
-  if (p.split_k > 1) {
-    // Unscaled partial sums (scale 1 is exact); the reduction applies alpha and beta in a
-    // fixed slice order. The workspace is 16-byte aligned with ld = m.
-    float* P = p.partial + static_cast<int64_t>(blockIdx.y) * p.m * p.n + m0 + n0 * p.m;
-    store_fragment(P, p.m, p.m % 4 == 0, 1.0f, 0.0f);
-  } else {
-    // beta = 0: C is never read (NaN already in C must not survive).
-    store_fragment(p.C + m0 + n0 * p.ldc, p.ldc, p.c_vec, alpha, read_scalar(p.beta));
-  }
+  store_tile_fragment<Cfg>(p, acc, m0, n0, frag_row0, frag_col0, alpha);
 }
 
 }  // namespace aegis::gemm::simt
