@@ -457,7 +457,10 @@ struct FtBlock {
       // largest term (so that one wrong element cannot raise it). The second keeps lines whose
       // checksum happens to be near zero off the slow path.
       const float rest = s_abs[line] - s_max[line];
-      bound[q] = abft::cheap_bound(fmaxf(fabsf(ck[q]), rest), k_done, len);
+      // (An infinite checksum is no estimate: it would make the bound infinite and hide
+      // itself.)
+      const float ck_estimate = isfinite(ck[q]) ? fabsf(ck[q]) : 0.0f;
+      bound[q] = abft::cheap_bound(fmaxf(ck_estimate, rest), k_done, len);
       finite = finite && (isfinite(ck[q]) || isfinite(red[line]));
       suspect = suspect || abft::exceeds(residual[q], bound[q]);
     }
