@@ -514,10 +514,9 @@ TYPED_TEST(Blas2Symv, OneWaveLargeBothModes) {
 }
 
 TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
-  // Every GEMV T/C configuration of this precision (register-loaded and staged through
-  // shared memory), columns long enough for many full row steps per block (the staged
-  // pipeline's prologue, steady state and drain), splits that leave blocks 0, 1, 2 or many
-  // full steps, row offsets (partial first step) and ragged ends, both modes.
+  // Every GEMV T/C configuration of this precision, columns long enough for many full row
+  // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
+  // (partial first step) and ragged ends, both modes.
   const char letter = std::is_same_v<TypeParam, float>    ? 's'
                       : std::is_same_v<TypeParam, double> ? 'd'
                       : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
@@ -530,7 +529,7 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
         ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
         const Blas2Kind kind = kIsComplex<TypeParam> && index % 2 == 1 ? Blas2Kind::GemvC : Blas2Kind::GemvT;
         Blas2Case c = make_case<TypeParam>(kind, m, n, index);
-        c.ld_mode = 1;  // aligned lda where the vector width allows: the staged path
+        c.ld_mode = 1;  // aligned lda where the vector width allows: the vector-load path
         if (index % 3 == 2) {
           c.offset_call = index % 4 < 2;
           c.off_r = 1 + int64_t(index % 3);
