@@ -272,8 +272,6 @@ GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t 
 
 template <typename T, int NB, int Q>
 struct GemvN {
-  static constexpr bool kWave = false;
-  static int blocks_per_sm() { return 0; }
   static int64_t panels(const Blas2Call& c) { return (c.m + c.row_shift + NB - 1) / NB; }
   static int64_t split_units(const Blas2Call& c) {
     return c.n < 1 ? 1 : (c.n + Q * kGemvNUnroll - 1) / (Q * kGemvNUnroll);
@@ -300,8 +298,6 @@ struct GemvN {
 
 template <typename T, int NB, int Q>
 struct GemvT {
-  static constexpr bool kWave = false;
-  static int blocks_per_sm() { return 0; }
   static int64_t panels(const Blas2Call& c) { return (c.n + NB - 1) / NB; }
   static int64_t split_units(const Blas2Call& c) {
     const int64_t step = 32 * kVecWidth<T>;

@@ -452,10 +452,10 @@ TYPED_TEST(Blas2Symv, EveryConfigurationOverride) {
 }
 
 TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
-  // Every SYMV/HEMV configuration of this precision (column chunks and one wave), sizes
-  // around its tile and two tiles, splits whose block ranges end inside, at and across block
-  // columns (1, 2, 3, 7, a whole column, automatic), both triangles, both modes (the
-  // deterministic one bitwise twice), offsets and negative increments.
+  // Every SYMV/HEMV configuration of this precision, sizes around its tile and two tiles,
+  // splits whose chunks end inside and at the end of a block column (1, 2, 3, 7, a whole
+  // column, automatic), both triangles, both modes (the deterministic one bitwise twice),
+  // offsets and negative increments.
   const char letter = std::is_same_v<TypeParam, float>    ? 's'
                       : std::is_same_v<TypeParam, double> ? 'd'
                       : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
@@ -483,30 +483,6 @@ TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
           aegisGetLastBlas2Choice(this->h_, &used, nullptr);
           EXPECT_EQ(name, used);
         }
-        ++index;
-      }
-  }
-  aegisSetBlas2Override(this->h_, nullptr, 0);
-}
-
-TYPED_TEST(Blas2Symv, OneWaveLargeBothModes) {
-  // The one-wave configurations at sizes where a block range spans several block columns
-  // with the automatic split (thousands of tiles), both triangles, both modes.
-  const char letter = std::is_same_v<TypeParam, float>    ? 's'
-                      : std::is_same_v<TypeParam, double> ? 'd'
-                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
-  size_t index = 0;
-  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
-    const std::string name = aegisBlas2ConfigName(i);
-    if (name[0] != letter || name.find("_wave") == std::string::npos) continue;
-    const Blas2Kind kind = name.find("hemv") != std::string::npos ? Blas2Kind::Hemv : Blas2Kind::Symv;
-    ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), 0), AEGIS_STATUS_SUCCESS);
-    for (int64_t n : {int64_t(3001), int64_t(4096)})
-      for (bool upper : {false, true}) {
-        Blas2Case c = make_case<TypeParam>(kind, n, n, index);
-        c.upper = upper;
-        for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS})
-          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode)) << name << " n " << n;
         ++index;
       }
   }
