@@ -56,7 +56,7 @@ struct Blas2Plan {
 };
 
 struct Blas2Instance {
-  const char* name;  // "sgemv_n_nb256_q4", "ssymv_nb64_q8_wave"
+  const char* name;  // "sgemv_n_nb256_q4"
   Precision precision;
   Family family;
   int nb;  // rows per thread block (GemvN), columns per block (GemvT), tile size (Symv/Hemv)
@@ -68,11 +68,6 @@ struct Blas2Instance {
   // Work units along the split dimension (the useful maximum of y_split).
   int64_t (*split_units)(const Blas2Call& call);
   cudaError_t (*launch)(const Blas2Call& call, const Blas2Plan& plan);
-  // Symv/Hemv one-wave schedule (name suffix _wave): y_split counts tiles per block over
-  // the whole triangle, and the automatic split fills one wave of resident blocks.
-  bool wave;
-  // Thread blocks of this instance resident per SM on the current device (0: unknown).
-  int (*blocks_per_sm)();
 };
 
 // The rows of one precision (instances/blas2_<p>.cu).

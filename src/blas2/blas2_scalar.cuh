@@ -162,25 +162,17 @@ enum class Combine {
 // stream-serialization attribute may start before the kernel ahead of it in the stream has
 // finished; it must call wait_for_preceding_kernel() before it touches anything that
 // kernel writes (the wait returns once that kernel has completed and its writes are
-// visible; without the attribute it returns at once). allow_dependent_launch() lets such a
-// dependent start as soon as every block of this kernel has issued it.
+// visible; without the attribute it returns at once).
 __device__ __forceinline__ void wait_for_preceding_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
-__device__ __forceinline__ void allow_dependent_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" :::);
-#endif
-}
 
 // y[i * inc] = beta * y[i * inc] for i < count (0 where beta = 0, whatever y held): the
-// first step of atomics mode. A dependent (the SYMV one-wave kernel) may start at once: it
-// waits for this kernel before its first atomic add.
+// first step of atomics mode.
 template <typename T>
 __global__ void scale_vector_kernel(int64_t count, T* y, int64_t inc, Scalars<T> s) {
-  allow_dependent_launch();
   const T beta = s.get_beta();
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {

@@ -18,8 +18,6 @@
 // reduction by the last block to arrive (per-panel counter, left at zero again).
 #pragma once
 
-#include <atomic>
-
 #include "blas2/blas2_common.cuh"
 
 namespace aegis::blas2 {
@@ -162,48 +160,8 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
   }
 }
 
-// Staged loads (gemv_t_kernel with STAGES > 0): the full row steps of a block are copied
-// to shared memory with cp.async, STAGES steps ahead, and read back by the thread that
-// copied them (each lane's own 16-byte vectors: no barrier). The bytes in flight then live
-// in shared memory, not in registers: STAGES - 1 steps of C vectors per lane (32 KB per
-// 128-thread block for NB = 32, STAGES = 3) at 4 blocks per SM, where the register-loaded
-// loop holds one step (16 KB). Dynamic shared memory: STAGES x NB x 32 vectors of 16 bytes.
-extern __shared__ __align__(16) unsigned char blas2_stage_smem[];
-
-// (Before sm_80, for AEGIS_EXTRA_CUDA_ARCHS builds: plain synchronous copies.)
-__device__ __forceinline__ uint64_t evict_first_policy() {
-  uint64_t policy = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-#endif
-  return policy;
-}
-// 16 bytes global -> shared, asynchronously; evict-first in L2 (the matrix is read once).
-__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, uint64_t policy) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
-               "l"(policy)
-               : "memory");
-#else
-  (void)policy;
-  *static_cast<int4*>(smem) = __ldcs(static_cast<const int4*>(gmem));
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
-template <typename T, int NB, int Q, bool VEC, bool CONJ, int STAGES = 0>
-__global__ void __launch_bounds__(Q * 32, STAGES > 0 ? 4 : 0) gemv_t_kernel(GemvParams<T> p) {
+template <typename T, int NB, int Q, bool VEC, bool CONJ>
+__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int C = NB / Q;  // columns per warp
   const int lane = threadIdx.x, warp = threadIdx.y;
@@ -251,57 +209,19 @@ __global__ void __launch_bounds__(Q * 32, STAGES > 0 ? 4 : 0) gemv_t_kernel(Gemv
   };
 
   for (int64_t s = s0; s < in0; ++s) edge_step(s);
-  if constexpr (STAGES > 0 && VEC) {
-    // stage[STAGES][Q][C][32] vectors; slot (st, c) of this lane.
-    Vec<T, V>* const stage = reinterpret_cast<Vec<T, V>*>(blas2_stage_smem);
-    auto slot = [&](int st, int c) { return stage + ((st * Q + warp) * C + c) * 32 + lane; };
-    const uint64_t policy = evict_first_policy();
-    auto issue = [&](int64_t s, int st) {
-      const int64_t r = s * kStep;
+  for (int64_t s = in0; s < in1; ++s) {
+    const int64_t r = s * kStep;
+    Vec<T, V> a[C];
 #pragma unroll
-      for (int c = 0; c < C; ++c) cp_async_16(slot(st, c), a_col[c] + r, policy);
-    };
-    // Steps in0 .. in0 + STAGES - 1 in flight; step s is in stage (s - in0) % STAGES. A
-    // group is committed per step (empty past in1) so wait_group counts steps.
+    for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
+    T xr[V];
+    const T* xp = x_lane + r * p.incx;
 #pragma unroll
-    for (int d = 0; d < STAGES; ++d) {
-      if (in0 + d < in1) issue(in0 + d, d);
-      cp_async_commit();
-    }
-    int st = 0;
-    for (int64_t s = in0; s < in1; ++s) {
-      const int64_t r = s * kStep;
-      T xr[V];
-      const T* xp = x_lane + r * p.incx;
+    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
 #pragma unroll
-      for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
-      cp_async_wait<STAGES - 1>();  // step s has landed (the STAGES - 1 later ones may not)
+    for (int c = 0; c < C; ++c)
 #pragma unroll
-      for (int c = 0; c < C; ++c) {
-        const Vec<T, V> a = *slot(st, c);
-#pragma unroll
-        for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a.v[v], CONJ), xr[v], acc[c]);
-      }
-      // Refill the stage just read (its values are in registers, consumed above).
-      if (s + STAGES < in1) issue(s + STAGES, st);
-      cp_async_commit();
-      st = st + 1 == STAGES ? 0 : st + 1;
-    }
-  } else {
-    for (int64_t s = in0; s < in1; ++s) {
-      const int64_t r = s * kStep;
-      Vec<T, V> a[C];
-#pragma unroll
-      for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
-      T xr[V];
-      const T* xp = x_lane + r * p.incx;
-#pragma unroll
-      for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
-#pragma unroll
-      for (int c = 0; c < C; ++c)
-#pragma unroll
-        for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
-    }
+      for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
   }
   for (int64_t s = in1; s < s1; ++s) edge_step(s);
 #pragma unroll
@@ -352,8 +272,6 @@ GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t 
 
 template <typename T, int NB, int Q>
 struct GemvN {
-  static constexpr bool kWave = false;
-  static int blocks_per_sm() { return 0; }
   static int64_t panels(const Blas2Call& c) { return (c.m + c.row_shift + NB - 1) / NB; }
   static int64_t split_units(const Blas2Call& c) {
     return c.n < 1 ? 1 : (c.n + Q * kGemvNUnroll - 1) / (Q * kGemvNUnroll);
@@ -378,31 +296,8 @@ struct GemvN {
   }
 };
 
-// STAGES > 0: staged loads (see gemv_t_kernel) for the vector-load case; the element-load
-// fallback (misaligned A or lda) is the register-loaded kernel.
-template <typename T, int NB, int Q, int STAGES = 0>
+template <typename T, int NB, int Q>
 struct GemvT {
-  static constexpr bool kWave = false;
-  static int blocks_per_sm() { return 0; }
-  // The staged kernel's dynamic shared memory (with the static part over 48 KiB: needs the
-  // opt-in) and the carveout that lets 4 blocks of it share an SM; once per kernel and
-  // device (devices 0..63; others set it at every launch).
-  template <bool CONJ>
-  static cudaError_t allow_stage_smem(size_t bytes) {
-    static std::atomic<uint64_t> done{0};
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return e;
-    const uint64_t bit = device < 64 ? uint64_t(1) << device : 0;
-    if (bit && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-    auto kernel = gemv_t_kernel<T, NB, Q, true, CONJ, STAGES>;
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
-    if (e == cudaSuccess)
-      e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                               int(cudaSharedmemCarveoutMaxShared));
-    if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
-    return e;
-  }
   static int64_t panels(const Blas2Call& c) { return (c.n + NB - 1) / NB; }
   static int64_t split_units(const Blas2Call& c) {
     const int64_t step = 32 * kVecWidth<T>;
@@ -422,19 +317,10 @@ struct GemvT {
     const dim3 block(32, Q);
     constexpr bool kComplex = ScalarTraits<T>::kComplex;
     if (call.vector_loads) {
-      if constexpr (STAGES > 0) {
-        constexpr size_t kSmem = size_t(STAGES) * NB * 32 * 16;
-        const cudaError_t e = kComplex && call.conj ? allow_stage_smem<kComplex>(kSmem) : allow_stage_smem<false>(kSmem);
-        if (e != cudaSuccess) return e;
-        if (kComplex && call.conj)
-          gemv_t_kernel<T, NB, Q, true, kComplex, STAGES><<<grid, block, kSmem, plan.stream>>>(p);
-        else
-          gemv_t_kernel<T, NB, Q, true, false, STAGES><<<grid, block, kSmem, plan.stream>>>(p);
-      } else if (kComplex && call.conj) {
+      if (kComplex && call.conj)
         gemv_t_kernel<T, NB, Q, true, kComplex><<<grid, block, 0, plan.stream>>>(p);
-      } else {
+      else
         gemv_t_kernel<T, NB, Q, true, false><<<grid, block, 0, plan.stream>>>(p);
-      }
     } else {
       if (kComplex && call.conj)
         gemv_t_kernel<T, NB, Q, false, kComplex><<<grid, block, 0, plan.stream>>>(p);

@@ -10,16 +10,6 @@
 // half is read; HEMV takes the diagonal as real). The next tile's loads are issued before
 // the current tile's arithmetic (register double buffering).
 //
-// Two schedules (template flag WAVE):
-//   column chunks (WAVE = false): grid (block columns, chunks); block (c, k) walks tiles
-//     [k S, (k + 1) S) of block column c. Blocks near the end of the triangle are short and
-//     the grid runs in several waves.
-//   one wave (WAVE = true): the stored tiles in linear order (block column 0's tiles,
-//     diagonal first, then block column 1's, ...) are cut into G = ceil(T / S) equal
-//     ranges, one per thread block; a range may span several block columns, each span a
-//     "segment" with its own column sums. With S from the resident blocks per SM, the grid
-//     is one full wave of blocks that all do the same work (no tail of short blocks).
-//
 // Combine: atomics mode adds every contribution into y (scaled by beta first); the
 // deterministic mode writes them to a workspace and symv_reduce_kernel adds them per row
 // in a fixed order.
@@ -31,7 +21,6 @@
 #pragma once
 
 #include "blas2/blas2_common.cuh"
-#include "blas2/symv_schedule.h"
 
 namespace aegis::blas2 {
 
@@ -42,11 +31,8 @@ struct SymvParams {
   int row_shift;
   int64_t n;
   bool upper;
-  // Column chunks: S and the chunks of the longest block column (gridDim.y). One wave:
-  // q and r of T = q G + r, G = gridDim.x (symv_range_begin). The struct is kept as in v2:
-  // two more fields changed the v2 kernel's SASS.
-  int tiles_per_block;  // S | q
-  int chunks_max;       // gridDim.y | r
+  int tiles_per_block;  // S
+  int chunks_max;       // gridDim.y
   const T* x;
   int64_t incx;
   T* y;
@@ -57,8 +43,11 @@ struct SymvParams {
   T* row_parts;  // [nt (nt - 1) / 2][NB], by tile index hi (hi - 1) / 2 + lo
 };
 
+__host__ __device__ __forceinline__ int64_t symv_tile_count(int64_t nt, int64_t c, bool upper) {
+  return upper ? c + 1 : nt - c;
+}
 
-template <typename T, int NB, int Q, bool VEC, bool HERM, bool WAVE>
+template <typename T, int NB, int Q, bool VEC, bool HERM>
 // Blocks per SM the register allocation must allow (<= 128 registers at 256 threads x 2 or
 // 128 x 4; <= 168 at 128 x 3 for 16-byte elements): a block keeps one tile of loads in
 // flight across its per-tile barrier, so a few blocks per SM are needed to cover latency.
@@ -80,265 +69,205 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   const int tx = threadIdx.x, ty = threadIdx.y, tid = tx + ty * TX;
   const int64_t np = p.n + p.row_shift;
   const int64_t nt = (np + NB - 1) / NB;
+  const int64_t c = blockIdx.x;
+  const int64_t count = symv_tile_count(nt, c, p.upper);
+  const int64_t t_begin = int64_t(blockIdx.y) * p.tiles_per_block;
+  if (t_begin >= count) return;
+  const int64_t t_end = min(count, t_begin + p.tiles_per_block);
+  const T alpha = p.scalars.get_alpha();
 
-  // Tiles [t_begin, t_end) of block column c; the column sums go to column-part `slot`.
-  // Shared memory is reused by the next segment without a barrier of its own: its first
-  // write (x_cols) follows the two barriers of this segment's column sums, and its tile and
-  // row_sums writes follow the x_cols barrier.
-  auto segment = [&](const int64_t c, const int64_t t_begin, const int64_t t_end, const int64_t slot) {
-    const int64_t count = symv_tile_count(nt, c, p.upper);
-    const T alpha = p.scalars.get_alpha();
+  // This thread's columns of the block column, and x there. Columns outside [0, n) (only in
+  // the first or last block column) read a valid column of the block instead and are
+  // masked in the arithmetic: the loads stay branch-free.
+  const int64_t cl0 = c * NB - p.row_shift;  // logical first column of the block column
+  const bool full_cols = cl0 >= 0 && cl0 + NB <= p.n;
+  const T* col_ptr[CPT];
+  bool col_ok[CPT];
+#pragma unroll
+  for (int k = 0; k < CPT; ++k) {
+    const int64_t cj = cl0 + ty + k * Q;
+    col_ok[k] = cj >= 0 && cj < p.n;
+    const int64_t cjc = min(max(cj, int64_t(0)), p.n - 1);
+    col_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
+  }
+  // x of the block column in shared memory (read per tile, a broadcast per warp: x in
+  // registers would cost CPT more registers per thread, and occupancy).
+  if (tid < NB) {
+    const int64_t cj = cl0 + tid;
+    x_cols[tid] = (cj >= 0 && cj < p.n) ? __ldg(p.x + cj * p.incx) : zero<T>();
+  }
+  __syncthreads();
 
-    // This thread's columns of the block column, and x there. Columns outside [0, n) (only in
-    // the first or last block column) read a valid column of the block instead and are
-    // masked in the arithmetic: the loads stay branch-free.
-    const int64_t cl0 = c * NB - p.row_shift;  // logical first column of the block column
-    const bool full_cols = cl0 >= 0 && cl0 + NB <= p.n;
-    // Column chunks: the CPT column pointers are kept in registers. One wave: recomputed at
-    // each tile from cl0 made opaque there; otherwise ptxas keeps them (and more) live
-    // across the segment loop and spills them inside the tile loop (measured in the SASS:
-    // ssymv_nb64_q8_wave reloaded 60 values per two tiles from local memory).
-    constexpr int kColRegs = WAVE ? 1 : CPT;
-    const T* col_ptr[kColRegs];
-    bool col_ok[kColRegs];
-    if constexpr (!WAVE) {
+  T col_acc[CPT];
+#pragma unroll
+  for (int k = 0; k < CPT; ++k) col_acc[k] = zero<T>();
+  T diag_sum = zero<T>();
+
+  // Off-diagonal tiles t in [t_first, t_end), tile row r = c -+ t. The last tile of a block
+  // column (lower: tile row nt - 1, upper: tile row 0) may have rows outside [0, n): it is
+  // loaded element by element, after the pipelined loop over the full tiles.
+  const int64_t t_first = t_begin > 0 ? t_begin : 1;
+  const bool last_partial = p.upper ? p.row_shift > 0 : np % NB != 0;
+  int64_t t_full_end = t_end;
+  if (last_partial && t_end == count) t_full_end = t_end - 1;
+  if (t_full_end < t_first) t_full_end = t_first;
+
+  auto tile_row = [&](int64_t tt) { return p.upper ? c - tt : c + tt; };
+  // Full tile: CPT 16-byte loads (or element loads) and V elements of x, no branch.
+  auto load_tile_full = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t rp = tile_row(tt) * NB;  // physical first row of the tile
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(col_ptr[k] + rp);
+    const T* xp = p.x + (rp + tx * V - p.row_shift) * p.incx;
+#pragma unroll
+    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+  };
+  auto load_tile_edge = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t rp = tile_row(tt) * NB;
+    const int64_t first = rp + tx * V - p.row_shift;
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(col_ptr[k] + rp, first, p.n);
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const int64_t i = first + v;
+      xr[v] = (i >= 0 && i < p.n) ? __ldg(p.x + i * p.incx) : zero<T>();
+    }
+  };
+  // A_rc x_c to y_r (through row_sums[t & 1]), A_rc^T x_r (^H for HEMV) into col_acc.
+  auto process = [&](int64_t tt, const Vec<T, V>(&a)[CPT], const T(&xr)[V]) {
+    const int buf = int(tt & 1);
+    T row_acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) row_acc[v] = zero<T>();
+    if (full_cols) {
 #pragma unroll
       for (int k = 0; k < CPT; ++k) {
-        const int64_t cj = cl0 + ty + k * Q;
-        col_ok[k] = cj >= 0 && cj < p.n;
-        const int64_t cjc = min(max(cj, int64_t(0)), p.n - 1);
-        col_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
-      }
-    }
-    auto column_ptr = [&](int k, int64_t cl0_now) -> const T* {
-      if constexpr (WAVE) {
-        const int64_t cjc = min(max(cl0_now + ty + k * Q, int64_t(0)), p.n - 1);
-        return p.B + (cjc + p.row_shift) * p.lda + tx * V;
-      } else {
-        return col_ptr[k];
-      }
-    };
-    auto column_ok = [&](int k) -> bool {
-      if constexpr (WAVE) {
-        const int64_t cj = cl0 + ty + k * Q;
-        return cj >= 0 && cj < p.n;
-      } else {
-        return col_ok[k];
-      }
-    };
-    auto opaque_cl0 = [&]() {
-      int64_t v = cl0;
-      if constexpr (WAVE) asm volatile("" : "+l"(v));
-      return v;
-    };
-    // x of the block column in shared memory (read per tile, a broadcast per warp: x in
-    // registers would cost CPT more registers per thread, and occupancy).
-    if (tid < NB) {
-      const int64_t cj = cl0 + tid;
-      x_cols[tid] = (cj >= 0 && cj < p.n) ? __ldg(p.x + cj * p.incx) : zero<T>();
-    }
-    __syncthreads();
-
-    T col_acc[CPT];
+        const T xc = x_cols[ty + k * Q];
 #pragma unroll
-    for (int k = 0; k < CPT; ++k) col_acc[k] = zero<T>();
-    T diag_sum = zero<T>();
-
-    // Off-diagonal tiles t in [t_first, t_end), tile row r = c -+ t. The last tile of a block
-    // column (lower: tile row nt - 1, upper: tile row 0) may have rows outside [0, n): it is
-    // loaded element by element, after the pipelined loop over the full tiles.
-    const int64_t t_first = t_begin > 0 ? t_begin : 1;
-    const bool last_partial = p.upper ? p.row_shift > 0 : np % NB != 0;
-    int64_t t_full_end = t_end;
-    if (last_partial && t_end == count) t_full_end = t_end - 1;
-    if (t_full_end < t_first) t_full_end = t_first;
-
-    auto tile_row = [&](int64_t tt) { return p.upper ? c - tt : c + tt; };
-    // Full tile: CPT 16-byte loads (or element loads) and V elements of x, no branch.
-    auto load_tile_full = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
-      const int64_t rp = tile_row(tt) * NB;  // physical first row of the tile
-      const int64_t cl0_now = opaque_cl0();
-#pragma unroll
-      for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(column_ptr(k, cl0_now) + rp);
-      const T* xp = p.x + (rp + tx * V - p.row_shift) * p.incx;
-#pragma unroll
-      for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
-    };
-    auto load_tile_edge = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
-      const int64_t rp = tile_row(tt) * NB;
-      const int64_t first = rp + tx * V - p.row_shift;
-#pragma unroll
-      for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(column_ptr(k, cl0) + rp, first, p.n);
-#pragma unroll
-      for (int v = 0; v < V; ++v) {
-        const int64_t i = first + v;
-        xr[v] = (i >= 0 && i < p.n) ? __ldg(p.x + i * p.incx) : zero<T>();
-      }
-    };
-    // A_rc x_c to y_r (through row_sums[t & 1]), A_rc^T x_r (^H for HEMV) into col_acc.
-    auto process = [&](int64_t tt, const Vec<T, V>(&a)[CPT], const T(&xr)[V]) {
-      const int buf = int(tt & 1);
-      T row_acc[V];
-#pragma unroll
-      for (int v = 0; v < V; ++v) row_acc[v] = zero<T>();
-      if (full_cols) {
-#pragma unroll
-        for (int k = 0; k < CPT; ++k) {
-          const T xc = x_cols[ty + k * Q];
-#pragma unroll
-          for (int v = 0; v < V; ++v) {
-            row_acc[v] = mad(a[k].v[v], xc, row_acc[v]);
-            col_acc[k] = mad(conj_if(a[k].v[v], HERM), xr[v], col_acc[k]);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int k = 0; k < CPT; ++k) {
-          const T xc = x_cols[ty + k * Q];  // 0 for columns outside [0, n)
-#pragma unroll
-          for (int v = 0; v < V; ++v) {
-            const T av = column_ok(k) ? a[k].v[v] : zero<T>();
-            row_acc[v] = mad(av, xc, row_acc[v]);
-            col_acc[k] = mad(conj_if(av, HERM), xr[v], col_acc[k]);
-          }
+        for (int v = 0; v < V; ++v) {
+          row_acc[v] = mad(a[k].v[v], xc, row_acc[v]);
+          col_acc[k] = mad(conj_if(a[k].v[v], HERM), xr[v], col_acc[k]);
         }
       }
+    } else {
 #pragma unroll
-      for (int v = 0; v < V; ++v) row_sums[buf][ty][tx * V + v] = row_acc[v];
-      __syncthreads();
-      if (tid < NB) {
-        T s = zero<T>();
+      for (int k = 0; k < CPT; ++k) {
+        const T xc = x_cols[ty + k * Q];  // 0 for columns outside [0, n)
 #pragma unroll
-        for (int q = 0; q < Q; ++q) s = add(s, row_sums[buf][q][tid]);
-        const int64_t r = tile_row(tt);
-        const int64_t li = r * NB + tid - p.row_shift;
-        if (li >= 0 && li < p.n) {
-          if (p.atomic) {
-            if (!is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
-          } else {
-            const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
-            p.row_parts[(hi * (hi - 1) / 2 + lo) * NB + tid] = s;
-          }
+        for (int v = 0; v < V; ++v) {
+          const T av = col_ok[k] ? a[k].v[v] : zero<T>();
+          row_acc[v] = mad(av, xc, row_acc[v]);
+          col_acc[k] = mad(conj_if(av, HERM), xr[v], col_acc[k]);
         }
       }
-    };
-
-    // Two register buffers used in turn (no copies: a copy would wait for the loads); the
-    // first full tile's loads are issued before the diagonal tile so they overlap it.
-    Vec<T, V> a0[CPT], a1[CPT];
-    T x0[V], x1[V];
-    if (t_first < t_full_end) load_tile_full(t_first, a0, x0);
-    // One wave in atomics mode is launched as a dependent of the beta pre-pass: y is scaled
-    // before the first atomic add (the loads above already overlap the pre-pass).
-    if constexpr (WAVE) wait_for_preceding_kernel();
-
-    if (t_begin == 0) {
-      // Diagonal tile: the stored half into shared memory, element by element.
-#pragma unroll 4
-      for (int e = tid; e < NB * NB; e += kThreads) {
-        const int i = e % NB, j = e / NB;
-        const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
-        const bool stored = p.upper ? i <= j : i >= j;
-        T v = zero<T>();
-        if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
-          v = p.B[(c * NB + i) + (c * NB + j) * p.lda];
-        tile[j][i] = v;
-      }
-      __syncthreads();  // also orders x_cols
-      // Row i of the mirrored tile times x_c, kParts threads per row, then summed in order.
-      {
-        const int i = tid % NB, part = tid / NB;
-        T s = zero<T>();
-#pragma unroll 4
-        for (int j = part; j < NB; j += kParts) {
-          const bool stored = p.upper ? i <= j : i >= j;
-          T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
-          if (HERM && i == j) a = real_part(a);
-          s = mad(a, x_cols[j], s);
-        }
-        row_sums[0][part][i] = s;
-      }
-      __syncthreads();
-      if (tid < NB) {
+    }
 #pragma unroll
-        for (int q = 0; q < kParts; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
-      }
-      // row_sums[0] is next written for tile 2, after the barrier of tile 1.
-    }
-
-    int64_t t = t_first;
-    if (t < t_full_end) {
-      for (;;) {
-        if (t + 1 < t_full_end) load_tile_full(t + 1, a1, x1);
-        process(t, a0, x0);
-        if (++t >= t_full_end) break;
-        if (t + 1 < t_full_end) load_tile_full(t + 1, a0, x0);
-        process(t, a1, x1);
-        if (++t >= t_full_end) break;
-      }
-    }
-    for (; t < t_end; ++t) {
-      Vec<T, V> ae[CPT];
-      T xe[V];
-      load_tile_edge(t, ae, xe);
-      process(t, ae, xe);
-    }
-
-    // Column sums: over the TX threads of each column, plus the diagonal tile.
-    __syncthreads();  // the diagonal tile's reads of `tile` are done
-#pragma unroll
-    for (int k = 0; k < CPT; ++k) tile[tx][ty + k * Q] = col_acc[k];
+    for (int v = 0; v < V; ++v) row_sums[buf][ty][tx * V + v] = row_acc[v];
     __syncthreads();
     if (tid < NB) {
-      T s = diag_sum;
-      for (int q = 0; q < TX; ++q) s = add(s, tile[q][tid]);
-      const int64_t lj = c * NB + tid - p.row_shift;
-      if (lj >= 0 && lj < p.n) {
+      T s = zero<T>();
+#pragma unroll
+      for (int q = 0; q < Q; ++q) s = add(s, row_sums[buf][q][tid]);
+      const int64_t r = tile_row(tt);
+      const int64_t li = r * NB + tid - p.row_shift;
+      if (li >= 0 && li < p.n) {
         if (p.atomic) {
-          if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
+          if (!is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
         } else {
-          p.col_parts[slot * NB + tid] = s;
+          const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
+          p.row_parts[(hi * (hi - 1) / 2 + lo) * NB + tid] = s;
         }
       }
     }
-  };  // segment
+  };
 
-  if constexpr (!WAVE) {
-    const int64_t c = blockIdx.x;
-    const int64_t t_begin = int64_t(blockIdx.y) * p.tiles_per_block;
-    if (t_begin >= symv_tile_count(nt, c, p.upper)) return;
-    const int64_t t_end = min(symv_tile_count(nt, c, p.upper), t_begin + p.tiles_per_block);
-    segment(c, t_begin, t_end, c * p.chunks_max + blockIdx.y);
-  } else {
-    // The reduction kernel (deterministic mode) may be scheduled now; it waits for this
-    // grid to finish before it reads the partial sums.
-    allow_dependent_launch();
-    // Only `lin` is carried from one segment to the next (the rest is recomputed from it
-    // and blockIdx): state kept across a segment costs registers inside its tile loop.
-    const int64_t q = p.tiles_per_block, r = p.chunks_max;
-    int64_t lin = symv_range_begin(blockIdx.x, q, r);
-    const int64_t lin_end = symv_range_begin(int64_t(blockIdx.x) + 1, q, r);
-#pragma unroll 1
-    while (lin < lin_end) {
-      const int64_t c = symv_column_of(lin, nt, p.upper);
-      const int64_t t0 = lin - symv_column_offset(nt, c, p.upper);
-      const int64_t t1 = min(symv_tile_count(nt, c, p.upper), t0 + (lin_end - lin));
-      segment(c, t0, t1, symv_wave_slot(blockIdx.x, c));
-      lin += t1 - t0;
+  // Two register buffers used in turn (no copies: a copy would wait for the loads); the
+  // first full tile's loads are issued before the diagonal tile so they overlap it.
+  Vec<T, V> a0[CPT], a1[CPT];
+  T x0[V], x1[V];
+  if (t_first < t_full_end) load_tile_full(t_first, a0, x0);
+
+  if (t_begin == 0) {
+    // Diagonal tile: the stored half into shared memory, element by element.
+#pragma unroll 4
+    for (int e = tid; e < NB * NB; e += kThreads) {
+      const int i = e % NB, j = e / NB;
+      const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
+      const bool stored = p.upper ? i <= j : i >= j;
+      T v = zero<T>();
+      if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
+        v = p.B[(c * NB + i) + (c * NB + j) * p.lda];
+      tile[j][i] = v;
+    }
+    __syncthreads();  // also orders x_cols
+    // Row i of the mirrored tile times x_c, kParts threads per row, then summed in order.
+    {
+      const int i = tid % NB, part = tid / NB;
+      T s = zero<T>();
+#pragma unroll 4
+      for (int j = part; j < NB; j += kParts) {
+        const bool stored = p.upper ? i <= j : i >= j;
+        T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
+        if (HERM && i == j) a = real_part(a);
+        s = mad(a, x_cols[j], s);
+      }
+      row_sums[0][part][i] = s;
+    }
+    __syncthreads();
+    if (tid < NB) {
+#pragma unroll
+      for (int q = 0; q < kParts; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
+    }
+    // row_sums[0] is next written for tile 2, after the barrier of tile 1.
+  }
+
+  int64_t t = t_first;
+  if (t < t_full_end) {
+    for (;;) {
+      if (t + 1 < t_full_end) load_tile_full(t + 1, a1, x1);
+      process(t, a0, x0);
+      if (++t >= t_full_end) break;
+      if (t + 1 < t_full_end) load_tile_full(t + 1, a0, x0);
+      process(t, a1, x1);
+      if (++t >= t_full_end) break;
+    }
+  }
+  for (; t < t_end; ++t) {
+    Vec<T, V> ae[CPT];
+    T xe[V];
+    load_tile_edge(t, ae, xe);
+    process(t, ae, xe);
+  }
+
+  // Column sums: over the TX threads of each column, plus the diagonal tile.
+  __syncthreads();  // the diagonal tile's reads of `tile` are done
+#pragma unroll
+  for (int k = 0; k < CPT; ++k) tile[tx][ty + k * Q] = col_acc[k];
+  __syncthreads();
+  if (tid < NB) {
+    T s = diag_sum;
+    for (int q = 0; q < TX; ++q) s = add(s, tile[q][tid]);
+    const int64_t lj = c * NB + tid - p.row_shift;
+    if (lj >= 0 && lj < p.n) {
+      if (p.atomic) {
+        if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
+      } else {
+        p.col_parts[(c * p.chunks_max + blockIdx.y) * NB + tid] = s;
+      }
     }
   }
 }
 
-// Deterministic mode: y_i = alpha (column parts of block row i in schedule order, then row
+// Deterministic mode: y_i = alpha (column parts of block row i in chunk order, then row
 // parts in tile order) + beta y_i. One thread block per block row of NB rows; its
-// kReduceThreads / NB threads per row each add one contiguous range of the row's parts (8
-// loads in flight) and the ranges meet in shared memory in range order, so the sum is a
-// fixed function of (n, NB, schedule, S) and the work of a long block row is spread over
-// 256 threads instead of one per row. Launched as a programmatic dependent of symv_kernel:
-// its blocks may be resident before the main grid ends and wait for its partial sums here.
+// kSymvReduceThreads / NB threads per row each add one contiguous range of the row's parts
+// (8 loads in flight) and the ranges meet in shared memory in range order, so the sum is a
+// fixed function of (n, NB, S) and the work of a long block row is spread over 256 threads
+// instead of one per row. Launched as a programmatic dependent of symv_kernel: its blocks
+// may be resident before the main grid ends and wait for its partial sums here.
 constexpr int kSymvReduceThreads = 256;
 
-template <typename T, int NB, bool WAVE>
+template <typename T, int NB>
 __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvParams<T> p) {
   constexpr int P = kSymvReduceThreads / NB;  // threads per row
   static_assert(kSymvReduceThreads % NB == 0, "whole rows per reduction block");
@@ -348,19 +277,9 @@ __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvPar
   const int64_t nt = (np + NB - 1) / NB;
   const int64_t rb = blockIdx.x;  // block row
   // Column parts: count cc, at col_base + k NB (k < cc).
-  int64_t col_base, cc;
-  if constexpr (WAVE) {
-    const int64_t first = symv_column_offset(nt, rb, p.upper);
-    const int64_t q = p.tiles_per_block, r = p.chunks_max;
-    const int64_t b0 = symv_block_of(first, q, r);
-    const int64_t b1 = symv_block_of(first + symv_tile_count(nt, rb, p.upper) - 1, q, r);
-    col_base = symv_wave_slot(b0, rb) * NB;
-    cc = b1 - b0 + 1;
-  } else {
-    const int64_t S = p.tiles_per_block;
-    col_base = rb * p.chunks_max * NB;
-    cc = (symv_tile_count(nt, rb, p.upper) + S - 1) / S;
-  }
+  const int64_t S = p.tiles_per_block;
+  const int64_t col_base = rb * p.chunks_max * NB;
+  const int64_t cc = (symv_tile_count(nt, rb, p.upper) + S - 1) / S;
   // Row parts (tiles (rb, c), c != rb, in tile order): lower c < rb, upper c > rb.
   const int64_t rc = p.upper ? nt - 1 - rb : rb;
   auto part_ptr = [&](int64_t k) -> const T* {
@@ -411,37 +330,16 @@ cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cu
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
-// WAVE: the one-wave schedule; y_split is S, tiles per thread block, as for column chunks
-// (dispatch's automatic S fills one wave: T / (SMs x resident blocks per SM)).
-template <typename T, int NB, int Q, bool HERM, bool WAVE = false>
+template <typename T, int NB, int Q, bool HERM>
 struct SymvFamily {
-  static constexpr bool kWave = WAVE;
   static int64_t tiles(const Blas2Call& c) { return (c.n + c.row_shift + NB - 1) / NB; }
   static int64_t panels(const Blas2Call& c) { return tiles(c); }
-  // Column chunks: S <= tiles of the longest block column; one wave: S <= all stored tiles.
-  static int64_t split_units(const Blas2Call& c) { return WAVE ? symv_total_tiles(tiles(c)) : tiles(c); }
-  // Column chunks: chunks of the longest block column (gridDim.y); one wave: G (gridDim.x).
-  static int64_t chunks_max(const Blas2Call& c, int s) {
-    return WAVE ? (symv_total_tiles(tiles(c)) + s - 1) / s : (tiles(c) + s - 1) / s;
-  }
+  static int64_t split_units(const Blas2Call& c) { return tiles(c); }
+  static int64_t chunks_max(const Blas2Call& c, int s) { return (tiles(c) + s - 1) / s; }
   static size_t workspace_bytes(const Blas2Call& c, int s) {
     if (s < 1) s = 1;
     const int64_t nt = tiles(c);
-    const int64_t col_slots = WAVE ? chunks_max(c, s) + nt : nt * chunks_max(c, s);
-    return size_t(col_slots + nt * (nt - 1) / 2) * NB * sizeof(T);
-  }
-  // Thread blocks of the (vector-load) main kernel resident per SM on the current device.
-  static int blocks_per_sm() {
-    static const int resident = [] {
-      int r = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, symv_kernel<T, NB, Q, true, HERM, WAVE>,
-                                                        NB / kVecWidth<T> * Q, 0) != cudaSuccess) {
-        cudaGetLastError();
-        r = 0;
-      }
-      return r;
-    }();
-    return resident;
+    return size_t(nt * chunks_max(c, s) + nt * (nt - 1) / 2) * NB * sizeof(T);
   }
   static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
     const int s = plan.y_split < 1 ? 1 : plan.y_split;
@@ -452,9 +350,8 @@ struct SymvFamily {
     p.B = static_cast<const T*>(call.A) - call.row_shift * (1 + call.lda);
     p.n = call.n;
     p.upper = call.upper;
-    const int64_t blocks = chunks_max(call, s);  // column chunks: gridDim.y; one wave: G
-    p.tiles_per_block = WAVE ? int(symv_total_tiles(nt) / blocks) : s;
-    p.chunks_max = WAVE ? int(symv_total_tiles(nt) % blocks) : int(blocks);
+    p.tiles_per_block = s;
+    p.chunks_max = int(chunks_max(call, s));
     p.x = static_cast<const T*>(call.x);
     p.incx = call.incx;
     p.y = static_cast<T*>(call.y);
@@ -462,32 +359,20 @@ struct SymvFamily {
     p.scalars = scalars_of<T>(call);
     p.atomic = plan.atomics;
     p.col_parts = static_cast<T*>(plan.workspace);
-    p.row_parts = p.col_parts + (WAVE ? blocks + nt : nt * blocks) * NB;
+    p.row_parts = p.col_parts + nt * p.chunks_max * NB;
     if (p.atomic) {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;
     }
-    const dim3 grid = WAVE ? dim3(unsigned(blocks)) : dim3(unsigned(nt), unsigned(blocks));
+    const dim3 grid(unsigned(nt), unsigned(p.chunks_max));
     const dim3 block(NB / kVecWidth<T>, Q);
-    if constexpr (WAVE) {
-      // Atomics: a dependent of the beta pre-pass (waits for it before its first atomic add).
-      if (p.atomic)
-        return call.vector_loads
-                   ? launch_dependent(symv_kernel<T, NB, Q, true, HERM, true>, grid, block, plan.stream, p)
-                   : launch_dependent(symv_kernel<T, NB, Q, false, HERM, true>, grid, block, plan.stream, p);
-      if (call.vector_loads)
-        symv_kernel<T, NB, Q, true, HERM, true><<<grid, block, 0, plan.stream>>>(p);
-      else
-        symv_kernel<T, NB, Q, false, HERM, true><<<grid, block, 0, plan.stream>>>(p);
-    } else {
-      if (call.vector_loads)
-        symv_kernel<T, NB, Q, true, HERM, false><<<grid, block, 0, plan.stream>>>(p);
-      else
-        symv_kernel<T, NB, Q, false, HERM, false><<<grid, block, 0, plan.stream>>>(p);
-    }
+    if (call.vector_loads)
+      symv_kernel<T, NB, Q, true, HERM><<<grid, block, 0, plan.stream>>>(p);
+    else
+      symv_kernel<T, NB, Q, false, HERM><<<grid, block, 0, plan.stream>>>(p);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || p.atomic) return e;
-    return launch_dependent(symv_reduce_kernel<T, NB, WAVE>, dim3(unsigned(nt)), dim3(kSymvReduceThreads),
+    return launch_dependent(symv_reduce_kernel<T, NB>, dim3(unsigned(nt)), dim3(kSymvReduceThreads),
                             plan.stream, p);
   }
 };

@@ -49,9 +49,6 @@ const Blas2Table kTables[] = {
 constexpr int64_t kBlocksPerSm = 8;
 // Largest grid.y.
 constexpr int64_t kMaxGridY = 65535;
-// One-wave SYMV/HEMV where the occupancy query fails (no device): the __launch_bounds__
-// minimum of the 128-thread instances.
-constexpr int64_t kWaveBlocksPerSmUnknown = 4;
 
 bool instance_serves(const Blas2Instance& inst, const char* routine_key) {
   const size_t n = std::strlen(routine_key);
@@ -64,8 +61,8 @@ int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Cal
   int64_t v = y < 1 ? 1 : y;
   const int64_t units = std::max<int64_t>(1, inst.split_units(call));
   if (inst.family == Family::Symv || inst.family == Family::Hemv) {
-    v = std::min(v, units);  // tiles per block <= tiles (one wave: of the triangle)
-    if (!inst.wave) v = std::max(v, (units + kMaxGridY - 1) / kMaxGridY);  // grid.y limit
+    v = std::min(v, units);                                      // tiles per block <= tiles
+    v = std::max(v, (units + kMaxGridY - 1) / kMaxGridY);        // grid.y limit
     return int(v);
   }
   v = std::min({v, units, kMaxGridY});
@@ -105,13 +102,6 @@ const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, in
 int auto_y_split(const Blas2Instance& inst, const Blas2Call& call, int sm_count) {
   const int64_t target = std::max<int64_t>(1, int64_t(sm_count) * kBlocksPerSm);
   const int64_t units = std::max<int64_t>(1, inst.split_units(call));
-  if (inst.wave) {
-    // One wave: every resident block gets an equal share of the stored tiles (units).
-    const int resident = inst.blocks_per_sm ? inst.blocks_per_sm() : 0;
-    const int64_t blocks =
-        std::max<int64_t>(1, int64_t(sm_count) * (resident > 0 ? resident : kWaveBlocksPerSmUnknown));
-    return int(std::min(units, std::max<int64_t>(1, (units + blocks - 1) / blocks)));
-  }
   if (inst.family == Family::Symv || inst.family == Family::Hemv) {
     // Tiles per block so that all stored tiles make about `target` blocks (at least 2
     // tiles each, so the double buffer has something to overlap).

@@ -38,8 +38,7 @@ const char* blas2_routine_key(blas2::Precision precision, blas2::Family family);
 const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, int64_t size);
 
 // Y split from the size when the row leaves it open: about 8 thread blocks per SM over all
-// panels, within the split units of the call (and at least min_units each); for one-wave
-// SYMV/HEMV instances the tiles per block that make exactly one wave of resident blocks.
+// panels, within the split units of the call (and at least min_units each).
 int auto_y_split(const blas2::Blas2Instance& instance, const blas2::Blas2Call& call,
                  int sm_count);
 

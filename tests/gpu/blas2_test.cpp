@@ -452,10 +452,10 @@ TYPED_TEST(Blas2Symv, EveryConfigurationOverride) {
 }
 
 TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
-  // Every SYMV/HEMV configuration of this precision (column chunks and one wave), sizes
-  // around its tile and two tiles, splits whose block ranges end inside, at and across block
-  // columns (1, 2, 3, 7, a whole column, automatic), both triangles, both modes (the
-  // deterministic one bitwise twice), offsets and negative increments.
+  // Every SYMV/HEMV configuration of this precision, sizes around its tile and two tiles,
+  // splits whose chunks end inside and at the end of a block column (1, 2, 3, 7, a whole
+  // column, automatic), both triangles, both modes (the deterministic one bitwise twice),
+  // offsets and negative increments.
   const char letter = std::is_same_v<TypeParam, float>    ? 's'
                       : std::is_same_v<TypeParam, double> ? 'd'
                       : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
@@ -489,35 +489,10 @@ TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
   aegisSetBlas2Override(this->h_, nullptr, 0);
 }
 
-TYPED_TEST(Blas2Symv, OneWaveLargeBothModes) {
-  // The one-wave configurations at sizes where a block range spans several block columns
-  // with the automatic split (thousands of tiles), both triangles, both modes.
-  const char letter = std::is_same_v<TypeParam, float>    ? 's'
-                      : std::is_same_v<TypeParam, double> ? 'd'
-                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
-  size_t index = 0;
-  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
-    const std::string name = aegisBlas2ConfigName(i);
-    if (name[0] != letter || name.find("_wave") == std::string::npos) continue;
-    const Blas2Kind kind = name.find("hemv") != std::string::npos ? Blas2Kind::Hemv : Blas2Kind::Symv;
-    ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), 0), AEGIS_STATUS_SUCCESS);
-    for (int64_t n : {int64_t(3001), int64_t(4096)})
-      for (bool upper : {false, true}) {
-        Blas2Case c = make_case<TypeParam>(kind, n, n, index);
-        c.upper = upper;
-        for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS})
-          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode)) << name << " n " << n;
-        ++index;
-      }
-  }
-  aegisSetBlas2Override(this->h_, nullptr, 0);
-}
-
 TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
-  // Every GEMV T/C configuration of this precision (register-loaded and staged through
-  // shared memory), columns long enough for many full row steps per block (the staged
-  // pipeline's prologue, steady state and drain), splits that leave blocks 0, 1, 2 or many
-  // full steps, row offsets (partial first step) and ragged ends, both modes.
+  // Every GEMV T/C configuration of this precision, columns long enough for many full row
+  // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
+  // (partial first step) and ragged ends, both modes.
   const char letter = std::is_same_v<TypeParam, float>    ? 's'
                       : std::is_same_v<TypeParam, double> ? 'd'
                       : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
@@ -530,7 +505,7 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
         ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
         const Blas2Kind kind = kIsComplex<TypeParam> && index % 2 == 1 ? Blas2Kind::GemvC : Blas2Kind::GemvT;
         Blas2Case c = make_case<TypeParam>(kind, m, n, index);
-        c.ld_mode = 1;  // aligned lda where the vector width allows: the staged path
+        c.ld_mode = 1;  // aligned lda where the vector width allows: the vector-load path
         if (index % 3 == 2) {
           c.offset_call = index % 4 < 2;
           c.off_r = 1 + int64_t(index % 3);

@@ -8,32 +8,14 @@
 #define AEGIS_BLAS2_FAMILY_gemv_t(T, nb, q) ::aegis::blas2::GemvT<T, nb, q>
 #define AEGIS_BLAS2_FAMILY_symv(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, false>
 #define AEGIS_BLAS2_FAMILY_hemv(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, true>
-#define AEGIS_BLAS2_FAMILY_gemv_t_s3(T, nb, q) ::aegis::blas2::GemvT<T, nb, q, 3>
-#define AEGIS_BLAS2_FAMILY_gemv_t_s4(T, nb, q) ::aegis::blas2::GemvT<T, nb, q, 4>
-#define AEGIS_BLAS2_FAMILY_symv_wave(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, false, true>
-#define AEGIS_BLAS2_FAMILY_hemv_wave(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, true, true>
 #define AEGIS_BLAS2_ENUM_gemv_n ::aegis::blas2::Family::GemvN
 #define AEGIS_BLAS2_ENUM_gemv_t ::aegis::blas2::Family::GemvT
 #define AEGIS_BLAS2_ENUM_symv ::aegis::blas2::Family::Symv
 #define AEGIS_BLAS2_ENUM_hemv ::aegis::blas2::Family::Hemv
-#define AEGIS_BLAS2_ENUM_gemv_t_s3 ::aegis::blas2::Family::GemvT
-#define AEGIS_BLAS2_ENUM_gemv_t_s4 ::aegis::blas2::Family::GemvT
-#define AEGIS_BLAS2_ENUM_symv_wave ::aegis::blas2::Family::Symv
-#define AEGIS_BLAS2_ENUM_hemv_wave ::aegis::blas2::Family::Hemv
-// Instance names: <p><routine>_nb<nb>_q<q>[_wave | _s<stages>]; the routine key is the part
-// before _nb.
-#define AEGIS_BLAS2_NAME_gemv_n(p, nb, q) #p "gemv_n_nb" #nb "_q" #q
-#define AEGIS_BLAS2_NAME_gemv_t(p, nb, q) #p "gemv_t_nb" #nb "_q" #q
-#define AEGIS_BLAS2_NAME_symv(p, nb, q) #p "symv_nb" #nb "_q" #q
-#define AEGIS_BLAS2_NAME_hemv(p, nb, q) #p "hemv_nb" #nb "_q" #q
-#define AEGIS_BLAS2_NAME_gemv_t_s3(p, nb, q) #p "gemv_t_nb" #nb "_q" #q "_s3"
-#define AEGIS_BLAS2_NAME_gemv_t_s4(p, nb, q) #p "gemv_t_nb" #nb "_q" #q "_s4"
-#define AEGIS_BLAS2_NAME_symv_wave(p, nb, q) #p "symv_nb" #nb "_q" #q "_wave"
-#define AEGIS_BLAS2_NAME_hemv_wave(p, nb, q) #p "hemv_nb" #nb "_q" #q "_wave"
 
 #define AEGIS_BLAS2_MAKE(p, family, nb, q)                                              \
   ::aegis::blas2::Blas2Instance{                                                        \
-      AEGIS_BLAS2_NAME_##family(p, nb, q),                                              \
+      #p #family "_nb" #nb "_q" #q,                                                     \
       AEGIS_BLAS2_PRECISION,                                                            \
       AEGIS_BLAS2_ENUM_##family,                                                        \
       nb,                                                                               \
@@ -41,9 +23,7 @@
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::workspace_bytes,              \
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::panels,                       \
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::split_units,                  \
-      &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::launch,                       \
-      AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::kWave,                         \
-      &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::blocks_per_sm},
+      &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::launch},
 
 #define AEGIS_BLAS2_CONFIG(p, family, nb, q) AEGIS_BLAS2_CONFIG_##p(p, family, nb, q)
 
