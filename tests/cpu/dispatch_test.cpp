@@ -107,15 +107,11 @@ TEST(ShapeClass, PublicMatchesInternal) {
 struct DefRow {
   int mtb, ntb, ktb, mw, nw, mt, nt;
   int frag_buffers = 2;  // optional eighth column; other than 2 it names a "_f<n>" instance
-  int stages = 2;        // optional ninth column; other than 2 it names a "_s<n>" instance
   std::string name() const {
     char buf[96];
     std::snprintf(buf, sizeof(buf), "sgemm_simt_%dx%dx%d_w%dx%d_t%dx%d", mtb, ntb, ktb, mw, nw,
                   mt, nt);
-    std::string n = buf;
-    if (frag_buffers != 2) n += "_f" + std::to_string(frag_buffers);
-    if (stages != 2) n += "_s" + std::to_string(stages);
-    return n;
+    return frag_buffers == 2 ? std::string(buf) : buf + std::string("_f") + std::to_string(frag_buffers);
   }
 };
 
@@ -131,7 +127,6 @@ std::vector<DefRow> read_config_table() {
     DefRow r{};
     if (fields >> r.mtb >> r.ntb >> r.ktb >> r.mw >> r.nw >> r.mt >> r.nt) {
       if (!(fields >> r.frag_buffers)) r.frag_buffers = 2;
-      if (!(fields >> r.stages)) r.stages = 2;
       rows.push_back(r);
     }
   }

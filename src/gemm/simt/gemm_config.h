@@ -11,21 +11,12 @@ namespace aegis::gemm::simt {
 // FRAG_BUFS_: register buffers for the fragments read from shared memory (2: the next k
 // step's fragments load while this one computes; 1: fewer registers, the compiler
 // schedules the loads).
-// STAGES_: shared-memory stages of the K loop. 2: the slice after this one is loaded into
-// registers and stored to the idle stage (sgemm_kernel.cuh); 3 or more: cp.async copies
-// global memory straight into the stages, STAGES_ - 1 slices ahead (sgemm_async_kernel.cuh).
-template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2,
-          int STAGES_ = 2>
+template <int MTB_, int NTB_, int KTB_, int MW_, int NW_, int MT_, int NT_, int FRAG_BUFS_ = 2>
 struct TileConfig {
   static constexpr int kMTB = MTB_, kNTB = NTB_, kKTB = KTB_;
   static constexpr int kMW = MW_, kNW = NW_;
   static constexpr int kMT = MT_, kNT = NT_;
   static constexpr int kFragBuffers = FRAG_BUFS_;
-  static constexpr int kStages = STAGES_;
-  static constexpr bool kAsyncCopy = STAGES_ > 2;
-  // The same tile with the register-staged K loop: the fault-tolerant kernel (its own
-  // three-stage loop) is built from it.
-  using Plain = TileConfig<MTB_, NTB_, KTB_, MW_, NW_, MT_, NT_, FRAG_BUFS_>;
 
   static constexpr int kWarpsM = kMTB / kMW;
   static constexpr int kWarpsN = kNTB / kNW;
@@ -43,7 +34,7 @@ struct TileConfig {
   static constexpr int kSmemPad = 4;
   static constexpr int kLdAs = kMTB + kSmemPad;  // floats per k-row of the A stage
   static constexpr int kLdBs = kNTB + kSmemPad;  // floats per k-row of the B stage
-  static constexpr int kSmemBytes = kStages * kKTB * (kLdAs + kLdBs) * 4;
+  static constexpr int kSmemBytes = 2 /*stages*/ * kKTB * (kLdAs + kLdBs) * 4;
 
   static_assert(kMTB % kMW == 0 && kNTB % kNW == 0, "warp tile must divide block tile");
   static_assert(kMW % kMT == 0 && kNW % kNT == 0, "thread tile must divide warp tile");
@@ -51,7 +42,6 @@ struct TileConfig {
   static_assert(kMT % 4 == 0 && kNT % 4 == 0, "thread fragments are built of 4x4 blocks");
   static_assert(kKTB % 4 == 0, "k slices are loaded as float4");
   static_assert(kFragBuffers == 1 || kFragBuffers == 2, "one or two fragment buffers");
-  static_assert(kStages >= 2 && kStages <= 6, "two to six shared-memory stages");
   static_assert((kMTB * kKTB / 4) % kThreads == 0 && (kMTB * kKTB / 4) >= kThreads,
                 "each thread loads a whole number of float4 of the A tile");
   static_assert((kNTB * kKTB / 4) % kThreads == 0 && (kNTB * kKTB / 4) >= kThreads,

@@ -17,42 +17,6 @@
 
 namespace aegis::gemm::simt {
 
-// cp.async (sm_80 and later) of 16 or 4 bytes from global src to shared dst; only
-// src_bytes (0, 4, 8, 12 or 16; 0 or 4) are read, the rest of the destination becomes zero.
-__device__ __forceinline__ void copy_async_16(float* dst, const float* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
-               "l"(src), "r"(src_bytes)
-               : "memory");
-#else
-  for (int q = 0; q < 4; ++q) dst[q] = 4 * q < src_bytes ? src[q] : 0.0f;
-#endif
-}
-__device__ __forceinline__ void copy_async_4(float* dst, const float* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
-               "l"(src), "r"(src_bytes)
-               : "memory");
-#else
-  *dst = src_bytes ? *src : 0.0f;
-#endif
-}
-// Closes the group of the cp.async copies issued so far / waits until at most `kPending`
-// groups are still in flight (the copies of the others are visible to this thread).
-__device__ __forceinline__ void copy_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int kPending>
-__device__ __forceinline__ void copy_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
-#endif
-}
-
 // Loads one operand tile (ROWS x KTB of op(X), where ROWS runs along M for A and N for B)
 // from global memory into registers and stores it to shared memory as Xs[k][row].
 //
@@ -127,48 +91,6 @@ struct TileLoader {
   // Moves to the next slice.
   __device__ __forceinline__ void advance(int64_t ld) { ptr += kContigRows ? KTB * ld : KTB; }
 
-  // Copies the current slice straight into the stage Xs (KTB, LDS) with cp.async (the
-  // asynchronous-copy kernel; completion through the caller's commit/wait groups). Elements
-  // at tile row >= rows_left or slice k >= k_left become zero. With contiguous rows and
-  // `vec` a vector is one 16-byte copy; otherwise (the transposing layout, or unaligned
-  // operands) each element is a 4-byte copy.
-  __device__ __forceinline__ void copy_async(float* Xs, int rows_left, int k_left,
-                                             bool vec) const {
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      const float* src = ptr + v * line_step;
-      const int r = row_of(v), k = k_of(v);
-      if (kContigRows) {
-        float* dst = Xs + k * LDS + r;
-        const int valid = k < k_left ? min(max(rows_left - r, 0), 4) : 0;
-        if (vec) {
-          copy_async_16(dst, src, valid * 4);
-        } else {
-#pragma unroll
-          for (int q = 0; q < 4; ++q) copy_async_4(dst + q, src + q, q < valid ? 4 : 0);
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          copy_async_4(Xs + (k + q) * LDS + r, src + q, r < rows_left && k + q < k_left ? 4 : 0);
-      }
-    }
-  }
-
-  // copy_async for slices known to lie inside the operand with 16-byte aligned vectors.
-  __device__ __forceinline__ void copy_async_interior(float* Xs) const {
-#pragma unroll
-    for (int v = 0; v < kVecs; ++v) {
-      const float* src = ptr + v * line_step;
-      const int r = row_of(v), k = k_of(v);
-      if (kContigRows) {
-        copy_async_16(Xs + k * LDS + r, src, 16);
-      } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q) copy_async_4(Xs + (k + q) * LDS + r, src + q, 4);
-      }
-    }
-  }
 
   __device__ __forceinline__ void store(float* Xs /* (KTB, LDS) */) const {
 #pragma unroll

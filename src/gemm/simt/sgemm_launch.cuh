@@ -3,28 +3,21 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gemm/simt/sgemm_async_kernel.cuh"
 #include "gemm/simt/sgemm_ft_kernel.cuh"
 #include "gemm/simt/sgemm_kernel.cuh"
 
 namespace aegis::gemm::simt {
 
-// Launches one configuration for one transpose pair: the register-staged or the
-// asynchronous-copy kernel by the configuration's stage count, or with kFt the
-// fault-tolerant kernel of the same tile (its own three-stage loop, Cfg::Plain). Raises the
-// dynamic shared-memory limit once per instance when the tile needs more than the default
-// 48 KB.
+// Launches one configuration for one transpose pair. Raises the dynamic shared-memory
+// limit once per instance when the tile needs more than the default 48 KB.
 template <class Cfg, bool kTransA, bool kTransB, bool kFt = false>
 cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
   void (*kernel)(GemmParams<float>);
-  using FtCfg = typename Cfg::Plain;
   if constexpr (kFt)
-    kernel = sgemm_simt_ft_kernel<FtCfg, kTransA, kTransB>;
-  else if constexpr (Cfg::kAsyncCopy)
-    kernel = sgemm_simt_async_kernel<Cfg, kTransA, kTransB>;
+    kernel = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB>;
   else
     kernel = sgemm_simt_kernel<Cfg, kTransA, kTransB>;
-  constexpr int kSmemBytes = kFt ? FtBlock<FtCfg, kTransA, kTransB>::kSmemBytes : Cfg::kSmemBytes;
+  constexpr int kSmemBytes = kFt ? FtBlock<Cfg, kTransA, kTransB>::kSmemBytes : Cfg::kSmemBytes;
   if (kSmemBytes > 48 * 1024) {
     static const cudaError_t attr = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
