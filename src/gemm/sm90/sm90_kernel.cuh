@@ -13,6 +13,12 @@
 // 16-bit C through asynchronous TMA stores) while the producer already fills the ring for
 // the next tile. setmaxnreg moves registers from the producer to the consumers.
 //
+// With K split across consumers (Sm90Config::kSplitKAcrossConsumers, 64-row tiles) both
+// consumers cover the same 64 rows and take alternate k-steps, each with its own
+// accumulators; at the end of a tile consumer 1 hands its sums to consumer 0 through shared
+// memory (two named barriers: buffer full / free) and consumer 0 runs the epilogue. A small
+// tile then has two wgmma chains in flight instead of one.
+//
 // With clusters of two CTAs the unit of work is two vertically adjacent tiles: each CTA
 // loads half of their common B tile and multicasts it to both, so B crosses from L2 once
 // per pair (measured slower so far: docs/perf-notes.md, TC-1). Split-K adds the K slice to
