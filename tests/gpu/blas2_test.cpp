@@ -287,6 +287,28 @@ template <typename T>
   return r;
 }
 
+// With the configuration `name` forced: c in both reduction modes, checked, and `name` is
+// what ran.
+template <typename T>
+void expect_forced_config_runs(aegisHandle_t h, const std::string& name, const Blas2Case& c,
+                               uint64_t seed, const std::string& label) {
+  for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+    EXPECT_TRUE(run_case<T>(h, c, seed, mode)) << label;
+    const char* used = "";
+    aegisGetLastBlas2Choice(h, &used, nullptr);
+    EXPECT_EQ(name, used);
+  }
+}
+
+// The first letter of this precision's configuration names.
+template <typename T>
+constexpr char precision_letter() {
+  return std::is_same_v<T, float>       ? 's'
+         : std::is_same_v<T, double>    ? 'd'
+         : std::is_same_v<T, cuComplex> ? 'c'
+                                        : 'z';
+}
+
 // Sizes around the tile and panel sizes of every configuration (8..512), primes, 1:10 and
 // 10:1 aspects.
 const std::vector<std::pair<int64_t, int64_t>>& gemv_sizes() {
@@ -423,9 +445,7 @@ TYPED_TEST(Blas2Symv, OffsetsAndDeviceScalars) {
 
 TYPED_TEST(Blas2Symv, EveryConfigurationOverride) {
   // Every built configuration of this precision's SYMV/HEMV and GEMV, with several splits.
-  const char letter = std::is_same_v<TypeParam, float>    ? 's'
-                      : std::is_same_v<TypeParam, double> ? 'd'
-                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
+  constexpr char letter = precision_letter<TypeParam>();
   size_t index = 0;
   for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
     const std::string name = aegisBlas2ConfigName(i);
@@ -439,12 +459,7 @@ TYPED_TEST(Blas2Symv, EveryConfigurationOverride) {
       const int64_t n = symmetric(kind) ? 301 : 517;
       Blas2Case c = make_case<TypeParam>(kind, symmetric(kind) ? n : 389, n, index);
       c.upper = index % 2 == 1;
-      for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
-        EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode)) << name;
-        const char* used = "";
-        aegisGetLastBlas2Choice(this->h_, &used, nullptr);
-        EXPECT_EQ(name, used);
-      }
+      expect_forced_config_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index), name);
       ++index;
     }
   }
@@ -456,9 +471,7 @@ TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
   // splits whose chunks end inside and at the end of a block column (1, 2, 3, 7, a whole
   // column, automatic), both triangles, both modes (the deterministic one bitwise twice),
   // offsets and negative increments.
-  const char letter = std::is_same_v<TypeParam, float>    ? 's'
-                      : std::is_same_v<TypeParam, double> ? 'd'
-                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
+  constexpr char letter = precision_letter<TypeParam>();
   size_t index = 0;
   for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
     const std::string name = aegisBlas2ConfigName(i);
@@ -476,13 +489,9 @@ TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
           c.off_r = c.off_c = 1 + int64_t(index % 3);
           c.ld_mode = 1;
         }
-        for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
-          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode))
-              << name << " n " << n << " Y " << y;
-          const char* used = "";
-          aegisGetLastBlas2Choice(this->h_, &used, nullptr);
-          EXPECT_EQ(name, used);
-        }
+        expect_forced_config_runs<TypeParam>(
+            this->h_, name, c, case_seed(this->seed_, index),
+            name + " n " + std::to_string(n) + " Y " + std::to_string(y));
         ++index;
       }
   }
@@ -493,9 +502,7 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   // Every GEMV T/C configuration of this precision, columns long enough for many full row
   // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
   // (partial first step) and ragged ends, both modes.
-  const char letter = std::is_same_v<TypeParam, float>    ? 's'
-                      : std::is_same_v<TypeParam, double> ? 'd'
-                      : std::is_same_v<TypeParam, cuComplex> ? 'c' : 'z';
+  constexpr char letter = precision_letter<TypeParam>();
   size_t index = 0;
   for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
     const std::string name = aegisBlas2ConfigName(i);
@@ -511,13 +518,9 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
           c.off_r = 1 + int64_t(index % 3);
           c.off_c = 2;
         }
-        for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
-          EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), mode))
-              << name << " m " << m << " n " << n << " Y " << y;
-          const char* used = "";
-          aegisGetLastBlas2Choice(this->h_, &used, nullptr);
-          EXPECT_EQ(name, used);
-        }
+        expect_forced_config_runs<TypeParam>(
+            this->h_, name, c, case_seed(this->seed_, index),
+            name + " m " + std::to_string(m) + " n " + std::to_string(n) + " Y " + std::to_string(y));
         ++index;
       }
   }
