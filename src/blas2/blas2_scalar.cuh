@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "common/dependent_launch.cuh"
+
 namespace aegis::blas2 {
 
 template <typename T>
@@ -157,17 +159,6 @@ enum class Combine {
   Atomic,   // y was scaled by beta before: y += alpha s with atomic adds
   Ordered,  // partials to the workspace; the last block of a panel adds them in fixed order
 };
-
-// Programmatic dependent launch (Hopper). A kernel launched with the programmatic
-// stream-serialization attribute may start before the kernel ahead of it in the stream has
-// finished; it must call wait_for_preceding_kernel() before it touches anything that
-// kernel writes (the wait returns once that kernel has completed and its writes are
-// visible; without the attribute it returns at once).
-__device__ __forceinline__ void wait_for_preceding_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
 
 // y[i * inc] = beta * y[i * inc] for i < count (0 where beta = 0, whatever y held): the
 // first step of atomics mode.

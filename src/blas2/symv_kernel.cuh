@@ -313,23 +313,6 @@ __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvPar
   }
 }
 
-// Launch with the programmatic stream-serialization attribute: the kernel may start while
-// the one ahead of it in the stream finishes; it waits for it in wait_for_preceding_kernel.
-template <typename... KArgs, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cudaStream_t stream,
-                             Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args...);
-}
-
 template <typename T, int NB, int Q, bool HERM>
 struct SymvFamily {
   static int64_t tiles(const Blas2Call& c) { return (c.n + c.row_shift + NB - 1) / NB; }

@@ -1,4 +1,5 @@
 // Split-K reduction and the C = beta * C path, shared by every SIMT GEMM configuration.
+#include "common/dependent_launch.cuh"
 #include "gemm/simt/gemm_params.h"
 
 namespace aegis::gemm::simt {
@@ -6,15 +7,6 @@ namespace {
 
 __device__ __forceinline__ float read_scalar_value(const Scalar<float>& s) {
   return s.device_ptr ? *s.device_ptr : s.value;
-}
-
-// Launched as a programmatic dependent of the GEMM kernel (Hopper): its blocks may start
-// while the GEMM finishes, and wait here until the GEMM's partial sums are visible. This
-// hides the launch gap between the two kernels.
-__device__ __forceinline__ void wait_for_preceding_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
 }
 
 // Each thread owns four consecutive rows of one column (blockIdx.y walks columns,
@@ -83,16 +75,10 @@ cudaError_t launch_splitk_reduce(const GemmParams<float>& p, int num_partials,
   const int64_t blocks_y = p.n < 65535 ? p.n : 65535;
   if (blocks_x > 0x7fffffff) return cudaErrorInvalidConfiguration;
 
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(blocks_y));
-  config.blockDim = dim3(kThreads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, splitk_reduce_kernel, p, num_partials);
+  // A programmatic dependent of the GEMM: it waits for the partial sums in the kernel.
+  return launch_dependent(splitk_reduce_kernel,
+                          dim3(static_cast<unsigned>(blocks_x), static_cast<unsigned>(blocks_y)),
+                          dim3(kThreads), stream, p, num_partials);
 }
 
 }  // namespace aegis::gemm::simt

@@ -1,0 +1,33 @@
+// Programmatic dependent launch (Hopper): a kernel launched with launch_dependent may start
+// while the kernel ahead of it in the stream finishes, which hides the launch gap between
+// them. It must call wait_for_preceding_kernel() before it touches anything that kernel
+// writes (the wait returns once that kernel has completed and its writes are visible;
+// without the launch attribute, or before sm_90, it returns at once).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace aegis {
+
+__device__ __forceinline__ void wait_for_preceding_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+template <typename... KArgs, typename... Args>
+cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cudaStream_t stream,
+                             Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+}  // namespace aegis
