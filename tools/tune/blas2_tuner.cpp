@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "console.h"
 #include "cuda_check.h"
 #include "device.h"
@@ -43,13 +44,8 @@ size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
 // Whether `family` ("gemv_t") is in the comma-separated list (empty: every family).
 bool family_selected(const std::string& list, const std::string& family) {
   if (list.empty()) return true;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t end = std::min(list.find(',', start), list.size());
-    if (list.compare(start, end - start, family) == 0) return true;
-    start = end + 1;
-  }
-  return false;
+  const std::vector<std::string> families = bench::split(list, ',');
+  return std::find(families.begin(), families.end(), family) != families.end();
 }
 
 // Rows of an existing table (lines '{"key", max, "config", y},') whose routine key is not in
