@@ -9,11 +9,21 @@
 // encoded in the iteration that computes it and its checksums are updated in the next, while
 // the stage written at the end of that iteration is a third one (no extra barrier).
 //
-// A check compares each checksum with the sum of the accumulators of its line (shared-memory
-// atomics). Residuals within a bound taken from the checksum itself are rounding for sure;
-// otherwise a magnitude pass over the operands gives each line's rigorous rounding bound
-// (abft/ft_check.h), and lines beyond it are bad. One bad row and one bad column locate one
-// wrong element, repaired by the residual; any other pattern recomputes the tile.
+// Both are spread over the k steps of the main loop, ahead of each step's FFMAs: step kk
+// loads the operands of k = kk of the previous slice's update (load_update_operands; the
+// product joins the checksums one step later) and does one link of this slice's encode
+// (encode_step: a float4 load, its partial sum, a shuffle, the store), each link using what
+// the step before produced, so that no FT instruction waits on a load or shuffle of its own
+// step (docs/perf-notes.md FT-2). All steps come before the barrier that ends the iteration,
+// which is what lets the stage they read be refilled in the next one. The first iteration
+// "updates" with a stage that clear_update_stage zeroed: no step needs a branch or a select.
+//
+// A check compares each checksum with the sum of the accumulators of its line (line totals
+// below: warp butterflies, no atomics, same bits every run). Residuals within a bound taken
+// from the checksum itself are rounding for sure; otherwise a magnitude pass over the operands
+// gives each line's rigorous rounding bound (abft/ft_check.h), and lines beyond it are bad.
+// One bad row and one bad column locate one wrong element, repaired by the residual; any
+// other pattern recomputes the tile.
 //
 // The epilogue computes alpha acc + beta C, checks its row and column sums against
 // alpha (sums of acc) + beta (sums of the old C) before storing, and reads the stored values
@@ -57,13 +67,16 @@ struct FtBlock {
   static constexpr int kStageFloatsA = KTB * Cfg::kLdAs, kStageFloatsB = KTB * Cfg::kLdBs;
   static constexpr int kSumsOffset = kStages * (kStageFloatsA + kStageFloatsB);
   static constexpr int kRedOffset = kSumsOffset + kStages * kSums;
-  static constexpr int kRedArrays = 4;  // epilogue: sum acc, sum old C, magnitude, stored
-  static constexpr int kMiscOffset = kRedOffset + kRedArrays * kLines;
+  // Line-total partials (kPartFloats each, see write_line_partials): the epilogue's four
+  // (sum of acc, of the old C, magnitude, stored values); the magnitude pass's sums reuse it.
+  static constexpr int kRedArrays = 4;
+  static constexpr int kRedFloats = kRedArrays * (Cfg::kWarpsN * MTB + Cfg::kWarpsM * NTB);
+  static constexpr int kMiscOffset = kRedOffset + kRedFloats;
   static constexpr int kMiscWords = 8;
   static constexpr int kSmemBytes = (kMiscOffset + kMiscWords) * 4;
 
   static_assert(MTB % 32 == 0 && NTB % 32 == 0, "a warp's lines are all rows or all columns");
-  static_assert(kLines >= kSums, "the magnitude pass keeps its sums in the first red array");
+  static_assert(kRedFloats >= kSums, "the magnitude pass keeps its sums in the red area");
 
   // Indices into the misc words.
   enum { kBadRows = 0, kBadCols, kBadRow, kBadCol, kRowResidual, kColResidual, kRowBound, kColBound };
@@ -72,7 +85,7 @@ struct FtBlock {
   // in its own registers, and the rarely run parts are out-of-line functions that get
   // copies of the accumulators, so their code does not weigh on the main loop's registers.
   __device__ __forceinline__ static float* sums(float* smem) { return smem + kSumsOffset; }
-  // (kRedArrays, kLines)
+  // kRedFloats
   __device__ __forceinline__ static float* red(float* smem) { return smem + kRedOffset; }
   // kMiscWords: counters and indices as int, residuals and bounds as float
   __device__ __forceinline__ static float* misc(float* smem) { return smem + kMiscOffset; }
@@ -139,41 +152,111 @@ struct FtBlock {
     }
   }
 
-  // Adds the slice in stage `stage` (encoded in the previous iteration) to the checksums when
-  // `apply` (computed either way and selected, so that no branch splits the FFMA stream; a
-  // stage not yet written holds garbage that the select discards). Items whose lines are all
-  // rows or all columns, which the unrolled loop knows at compile time, take no branch either.
+  // Adds the whole slice in stage `stage` (encoded in the previous iteration) to checksums.
   __device__ __forceinline__ static void update(float (&ck)[kItems], float* smem,
-                                                const float* As_s, const float* Bs_s, int stage,
-                                                bool apply) {
+                                                const float* As_s, const float* Bs_s, int stage) {
+#pragma unroll
+    for (int kk = 0; kk < KTB; ++kk) {
+      UpdateOperands u;
+      load_update_operands(u, smem, As_s, Bs_s, stage, kk);
+      apply_update(ck, u);
+    }
+  }
+
+  // ---- the same, spread over the k steps of the main loop ------------------------------
+
+  // The encode is spread where each warp reduces exactly one pair of sums (KTB == kWarps),
+  // reading its rows in float4s, one float4 per step (0 .. kEncodeVecs - 1), each added up a
+  // step after its load; then one shuffle per step and the store in the last step, each link
+  // using what the step before produced (only the last shuffle's add waits, in step KTB - 1).
+  // Few registers stay live across steps: the main loop has none to spare.
+  static constexpr int kEncodeVecs = (MTB + NTB) / 128;  // float4s per lane: A's, then B's
+  static constexpr bool kSpreadEncode =
+      KTB == kWarps && MTB % 128 == 0 && NTB % 128 == 0 && kEncodeVecs + 5 <= KTB;
+
+  struct EncodeState {
+    float4 v;          // the float4 loaded in the step before
+    float x0, x1;      // this lane's partial of the A sum and of the B sum
+    float keep, got;   // this lane's half of the pair; what the last shuffle brought
+  };
+
+  // Step kk of the encode of the slice in `stage` (kSpreadEncode only).
+  __device__ __forceinline__ static void encode_step(EncodeState& e, float* smem,
+                                                     const float* As_s, const float* Bs_s,
+                                                     int stage, int kk) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    constexpr int kVecsA = MTB / 128, kFirstShuffle = kEncodeVecs;
+    if (kk >= 1 && kk <= kEncodeVecs) {  // add up the float4 of step kk - 1
+      const float x = (e.v.x + e.v.y) + (e.v.z + e.v.w);
+      if (kk - 1 == 0) e.x0 = x;
+      else if (kk - 1 < kVecsA) e.x0 += x;
+      else if (kk - 1 == kVecsA) e.x1 = x;
+      else e.x1 += x;
+    }
+    if (kk < kEncodeVecs) {
+      const float4* a_row = reinterpret_cast<const float4*>(As_s + warp * Cfg::kLdAs);
+      const float4* b_row = reinterpret_cast<const float4*>(Bs_s + warp * Cfg::kLdBs);
+      e.v = kk < kVecsA ? a_row[lane + 32 * kk] : b_row[lane + 32 * (kk - kVecsA)];
+    } else if (kk == kFirstShuffle) {
+      e.keep = lane < 16 ? e.x0 : e.x1;  // lanes 0-15 finish A's sum, 16-31 B's
+      e.got = __shfl_xor_sync(0xffffffffu, lane < 16 ? e.x1 : e.x0, 16);
+    } else if (kk < kFirstShuffle + 5) {
+      e.keep += e.got;
+      e.got = __shfl_xor_sync(0xffffffffu, e.keep, 16 >> (kk - kFirstShuffle));
+    }
+    if (kk == KTB - 1) {
+      e.keep += e.got;  // what the last shuffle (this step's or the one before) brought
+      float* out = sums(smem) + stage * kSums;
+      if (lane == 0) out[warp] = e.keep;
+      if (lane == 16) out[KTB + warp] = e.keep;
+    }
+  }
+
+  // The update's operands for one k: the checksum of line tid + q * kThreads gains
+  // a[q] * b[q]. Loaded one main-loop step before they are used (`pending` in the kernel).
+  struct UpdateOperands {
+    float a[kItems], b[kItems];
+  };
+
+  // Operands of k = kk of the slice in `stage` (encoded in the previous iteration). Lines
+  // past the last column load from a valid address a product nobody reads.
+  __device__ __forceinline__ static void load_update_operands(UpdateOperands& u, float* smem,
+                                                              const float* As_s,
+                                                              const float* Bs_s, int stage,
+                                                              int kk) {
     const float* s = sums(smem) + stage * kSums;
-    auto row_sum = [&](int i, float c) {
-#pragma unroll
-      for (int k = 0; k < KTB; ++k) c = fmaf(As_s[k * Cfg::kLdAs + i], s[KTB + k], c);
-      return c;
-    };
-    auto col_sum = [&](int j, float c) {
-#pragma unroll
-      for (int k = 0; k < KTB; ++k) c = fmaf(s[k], Bs_s[k * Cfg::kLdBs + j], c);
-      return c;
-    };
 #pragma unroll
     for (int q = 0; q < kItems; ++q) {
       const int line = threadIdx.x + q * kThreads;
+      const int col = min(line - MTB, NTB - 1);
       if ((q + 1) * kThreads <= MTB) {  // all rows
-        const float c = row_sum(line, ck[q]);
-        ck[q] = apply ? c : ck[q];
-      } else if (q * kThreads >= MTB) {  // columns, past the last one for some threads
-        const bool valid = line < kLines;
-        const float c = col_sum(valid ? line - MTB : 0, ck[q]);
-        ck[q] = apply && valid ? c : ck[q];
-      } else if (apply) {  // rows and columns in one item (warp-uniform: MTB % 32 == 0)
-        if (line < MTB)
-          ck[q] = row_sum(line, ck[q]);
-        else if (line < kLines)
-          ck[q] = col_sum(line - MTB, ck[q]);
+        u.a[q] = As_s[kk * Cfg::kLdAs + line];
+        u.b[q] = s[KTB + kk];
+      } else if (q * kThreads >= MTB) {  // all columns
+        u.a[q] = s[kk];
+        u.b[q] = Bs_s[kk * Cfg::kLdBs + col];
+      } else {  // rows and columns in one item: pick the operands, not the code path
+        const bool row = line < MTB;
+        u.a[q] = row ? As_s[kk * Cfg::kLdAs + line] : s[kk];
+        u.b[q] = row ? s[KTB + kk] : Bs_s[kk * Cfg::kLdBs + max(col, 0)];
       }
     }
+  }
+  __device__ __forceinline__ static void apply_update(float (&ck)[kItems],
+                                                      const UpdateOperands& u) {
+#pragma unroll
+    for (int q = 0; q < kItems; ++q) ck[q] = fmaf(u.a[q], u.b[q], ck[q]);
+  }
+
+  // Zeroes the operands and sums of `stage`, which the first iteration's update reads
+  // as its "previous slice". All threads call; the caller's next barrier publishes it.
+  __device__ static void clear_update_stage(float* smem, int stage) {
+    float* a = smem + stage * kStageFloatsA;
+    float* b = smem + kStages * kStageFloatsA + stage * kStageFloatsB;
+    float* s = sums(smem) + stage * kSums;
+    for (int e = threadIdx.x; e < kStageFloatsA; e += kThreads) a[e] = 0.0f;
+    for (int e = threadIdx.x; e < kStageFloatsB; e += kThreads) b[e] = 0.0f;
+    for (int e = threadIdx.x; e < kSums; e += kThreads) s[e] = 0.0f;
   }
 
   // ---- fault injection -------------------------------------------------------------------
@@ -271,61 +354,145 @@ struct FtBlock {
     }
   }
 
-  // Raises dst[line] (as the bits of a non-negative float) to this thread's row and column
-  // maxima of |acc| (rows first).
-  __device__ __forceinline__ static void max_line_abs(float* dst, const float (&acc)[MT][NT],
-                                                      const FragmentMap& fm) {
-    unsigned* bits = reinterpret_cast<unsigned*>(dst);
-#pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        float m = 0.0f;
-#pragma unroll
-        for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-          for (int j = 0; j < 4; ++j) m = fmaxf(m, fabsf(acc[fi * 4 + i][fj * 4 + j]));
-        atomicMax(&bits[fm.row0 + fi * fm.row_stride + i], __float_as_uint(m));
-      }
-#pragma unroll
-    for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        float m = 0.0f;
-#pragma unroll
-        for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) m = fmaxf(m, fabsf(acc[fi * 4 + i][fj * 4 + j]));
-        atomicMax(&bits[MTB + fm.col0 + fj * fm.col_stride + j], __float_as_uint(m));
-      }
+  // ---- line totals (checks and epilogue) ---------------------------------------------------
+  //
+  // A line total (row or column sum, or maximum, of a value over the tile) in three steps,
+  // deterministic and without atomics (float atomics on shared memory are compare-and-swap
+  // loops, and 16 threads share each row: measured, they and the epilogue's serialized
+  // read-back made each tile's checks cost as much as ~150 K slices):
+  //   1. each thread folds its fragment's rows (over its NT columns) and columns (over MT);
+  //   2. the lanes of a warp that share rows (or columns) combine them by a transposing
+  //      butterfly: each step a lane keeps half of its values and sends the other half to its
+  //      partner, so R values over L lanes take R - R / L shuffles and leave R / L per lane;
+  //   3. one lane per line and warp writes the warp's partial, (kWarpsN, MTB) rows then
+  //      (kWarpsM, NTB) columns; after a barrier each line's owner folds them in warp order.
+
+  static constexpr int kPartFloats = Cfg::kWarpsN * MTB + Cfg::kWarpsM * NTB;
+
+  __host__ __device__ static constexpr int log2_exact(int x) {
+    return x <= 1 ? 0 : 1 + log2_exact(x / 2);
   }
 
-  // Adds this thread's row and column sums of v(fi, i, fj, j) into dst[line] (rows first).
-  template <class Value>
-  __device__ __forceinline__ static void add_line_sums(float* dst, const FragmentMap& fm,
-                                                       Value v) {
+  struct Plus {
+    __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+  };
+  struct Max {
+    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  };
+
+  // Step 2 for R values across the L lanes that differ in lane bits kBit0 .. kBit0 +
+  // log2(L) - 1. Afterwards slot s < max(R / L, 1) holds the total of value
+  // slot_origin(s); where R < L, several lanes hold each total and `writer` picks one.
+  template <int R, int L, int kBit0, class Op>
+  __device__ __forceinline__ static void transpose_reduce(float (&v)[R], int lane, Op op) {
+#pragma unroll
+    for (int step = 0; (1 << step) < L; ++step) {
+      const int m = 1 << (kBit0 + step);
+      const bool upper = (lane & m) != 0;
+      const int n = R >> step;  // values this lane still holds
+      if (n >= 2) {
+#pragma unroll
+        for (int q = 0; q < n / 2; ++q) {
+          const float send = upper ? v[q] : v[q + n / 2];
+          const float keep = upper ? v[q + n / 2] : v[q];
+          v[q] = op(keep, __shfl_xor_sync(0xffffffffu, send, m));
+        }
+      } else {
+        v[0] = op(v[0], __shfl_xor_sync(0xffffffffu, v[0], m));
+      }
+    }
+  }
+  template <int R, int L, int kBit0>
+  __device__ __forceinline__ static int slot_origin(int s, int lane) {
+#pragma unroll
+    for (int step = 0; (1 << step) < L; ++step)
+      if ((R >> step) >= 2 && (lane & (1 << (kBit0 + step))) != 0) s += (R >> step) / 2;
+    return s;
+  }
+  template <int R, int L, int kBit0>
+  __device__ __forceinline__ static bool writer(int lane) {
+    bool w = true;
+#pragma unroll
+    for (int step = 0; (1 << step) < L; ++step)
+      if ((R >> step) < 2) w = w && (lane & (1 << (kBit0 + step))) == 0;
+    return w;
+  }
+
+  // Steps 1-3 up to the barrier: this warp's partials of op over v(fi, i, fj, j) into `part`
+  // (kPartFloats). Every slot is written, so `part` needs no clearing.
+  template <class Value, class Op>
+  __device__ __forceinline__ static void write_line_partials(float* part, const FragmentMap& fm,
+                                                             Value v, Op op) {
+    constexpr int kLanesM = Cfg::kLanesM, kLanesN = Cfg::kLanesN;
+    constexpr int kRowBit0 = log2_exact(kLanesM);  // lane = lane_m + kLanesM * lane_n
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_m = warp % Cfg::kWarpsM, warp_n = warp / Cfg::kWarpsM;
+    float rows[MT], cols[NT];
 #pragma unroll
     for (int fi = 0; fi < kFragM; ++fi)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        float s = 0.0f;
+        float s = v(fi, i, 0, 0);
 #pragma unroll
         for (int fj = 0; fj < kFragN; ++fj)
 #pragma unroll
-          for (int j = 0; j < 4; ++j) s += v(fi, i, fj, j);
-        atomicAdd(&dst[fm.row0 + fi * fm.row_stride + i], s);
+          for (int j = 0; j < 4; ++j)
+            if (fj + j > 0) s = op(s, v(fi, i, fj, j));
+        rows[fi * 4 + i] = s;
       }
 #pragma unroll
     for (int fj = 0; fj < kFragN; ++fj)
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        float s = 0.0f;
+        float s = v(0, 0, fj, j);
 #pragma unroll
         for (int fi = 0; fi < kFragM; ++fi)
 #pragma unroll
-          for (int i = 0; i < 4; ++i) s += v(fi, i, fj, j);
-        atomicAdd(&dst[MTB + fm.col0 + fj * fm.col_stride + j], s);
+          for (int i = 0; i < 4; ++i)
+            if (fi + i > 0) s = op(s, v(fi, i, fj, j));
+        cols[fj * 4 + j] = s;
       }
+    transpose_reduce<MT, kLanesN, kRowBit0>(rows, lane, op);
+    transpose_reduce<NT, kLanesM, 0>(cols, lane, op);
+    constexpr int kRowsLeft = MT / kLanesN > 0 ? MT / kLanesN : 1;
+    constexpr int kColsLeft = NT / kLanesM > 0 ? NT / kLanesM : 1;
+    if (writer<MT, kLanesN, kRowBit0>(lane)) {
+#pragma unroll
+      for (int s = 0; s < kRowsLeft; ++s) {
+        const int r = slot_origin<MT, kLanesN, kRowBit0>(s, lane);  // fi * 4 + i
+        part[warp_n * MTB + fm.row0 + (r / 4) * fm.row_stride + r % 4] = rows[s];
+      }
+    }
+    if (writer<NT, kLanesM, 0>(lane)) {
+#pragma unroll
+      for (int s = 0; s < kColsLeft; ++s) {
+        const int c = slot_origin<NT, kLanesM, 0>(s, lane);  // fj * 4 + j
+        part[Cfg::kWarpsN * MTB + warp_m * NTB + fm.col0 + (c / 4) * fm.col_stride + c % 4] =
+            cols[s];
+      }
+    }
+  }
+
+  // Step 3 after the barrier: total[q] of line tid + q * kThreads (0 past the last line).
+  template <class Op>
+  __device__ __forceinline__ static void combine_line_partials(const float* part, Op op,
+                                                               float (&total)[kItems]) {
+#pragma unroll
+    for (int q = 0; q < kItems; ++q) {
+      const int line = threadIdx.x + q * kThreads;
+      float s = 0.0f;
+      if (line < MTB) {
+        s = part[line];
+#pragma unroll
+        for (int w = 1; w < Cfg::kWarpsN; ++w) s = op(s, part[w * MTB + line]);
+      } else if (line < kLines) {
+        const float* cols = part + Cfg::kWarpsN * MTB + (line - MTB);
+        s = cols[0];
+#pragma unroll
+        for (int w = 1; w < Cfg::kWarpsM; ++w) s = op(s, cols[w * NTB]);
+      }
+      total[q] = s;
+    }
   }
 
   // Records a fault (thread 0 only) in the handle's statistics.
@@ -424,19 +591,23 @@ struct FtBlock {
                                                       const GemmParams<float>& p, FragmentMap fm,
                                                       TileSpan t, int64_t k_tiles, int attempt) {
     const int tid = threadIdx.x;
-    float* red = FtBlock::red(smem);
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
     const int64_t k_done = min(k_tiles * KTB, t.k_end - t.k_begin);
-    float* s_abs = red + kLines;      // sums of |acc| per line
-    float* s_max = red + 2 * kLines;  // largest |acc| per line
-    for (int e = tid; e < 3 * kLines; e += kThreads) red[e] = 0.0f;
+    // Per line: the sum of acc, the sum of |acc| and the largest |acc|.
+    float* part = red(smem);
+    auto value = [&](int fi, int i, int fj, int j) { return acc[fi * 4 + i][fj * 4 + j]; };
+    auto magnitude = [&](int fi, int i, int fj, int j) {
+      return fabsf(acc[fi * 4 + i][fj * 4 + j]);
+    };
+    write_line_partials(part, fm, value, Plus());
+    write_line_partials(part + kPartFloats, fm, magnitude, Plus());
+    write_line_partials(part + 2 * kPartFloats, fm, magnitude, Max());
     __syncthreads();
-    add_line_sums(red, fm, [&](int fi, int i, int fj, int j) { return acc[fi * 4 + i][fj * 4 + j]; });
-    add_line_sums(s_abs, fm,
-                  [&](int fi, int i, int fj, int j) { return fabsf(acc[fi * 4 + i][fj * 4 + j]); });
-    max_line_abs(s_max, acc, fm);
-    __syncthreads();
+    float line_sum[kItems], line_abs[kItems], line_max[kItems];
+    combine_line_partials(part, Plus(), line_sum);
+    combine_line_partials(part + kPartFloats, Plus(), line_abs);
+    combine_line_partials(part + 2 * kPartFloats, Max(), line_max);
 
     float residual[kItems], bound[kItems];
     // finite: no line of this thread has non-finite inputs. A checksum that is not finite
@@ -452,19 +623,19 @@ struct FtBlock {
       bound[q] = 0.0f;
       if (line >= kLines) continue;
       const int len = line < MTB ? NTB : MTB;
-      residual[q] = ck[q] - red[line];
+      residual[q] = ck[q] - line_sum[q];
       // Two lower estimates of the line's magnitude S: |ck|, and the sum of |acc| without its
       // largest term (so that one wrong element cannot raise it). The second keeps lines whose
       // checksum happens to be near zero off the slow path.
-      const float rest = s_abs[line] - s_max[line];
+      const float rest = line_abs[q] - line_max[q];
       // (An infinite checksum is no estimate: it would make the bound infinite and hide
       // itself.)
       const float ck_estimate = isfinite(ck[q]) ? fabsf(ck[q]) : 0.0f;
       bound[q] = abft::cheap_bound(fmaxf(ck_estimate, rest), k_done, len);
-      finite = finite && (isfinite(ck[q]) || isfinite(red[line]));
+      finite = finite && (isfinite(ck[q]) || isfinite(line_sum[q]));
       suspect = suspect || abft::exceeds(residual[q], bound[q]);
     }
-    // Everyone has read red: the magnitude pass may reuse it.
+    // Everyone has read the partials: the magnitude pass may reuse the red area.
     if (__syncthreads_or(suspect) && __syncthreads_and(finite)) {
       float mag[kItems];
       magnitudes(smem, p, t, k_done, mag);
@@ -510,39 +681,92 @@ struct FtBlock {
 
   // ---- epilogue ----------------------------------------------------------------------------
 
+  // Stores and loads of C that the compiler keeps in program order and never forwards or
+  // drops (the read-back below must see memory, not a register), at L2 (.cg) like the plain
+  // kernel's stores, without making each load wait for the one before it.
+  __device__ __forceinline__ static void store_cg(float* p, float v) {
+    asm volatile("st.global.cg.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+  }
+  __device__ __forceinline__ static void store_cg(float* p, float4 v) {
+    asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(v.x), "f"(v.y),
+                 "f"(v.z), "f"(v.w)
+                 : "memory");
+  }
+  __device__ __forceinline__ static float load_cg(const float* p) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+    return v;
+  }
+  __device__ __forceinline__ static float4 load_cg4(const float* p) {
+    float4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p)
+                 : "memory");
+    return v;
+  }
+
   // The epilogue, checked before anything is stored: out = alpha acc + beta C for this thread's
-  // fragment (in a stack array: this runs once per tile), whose row and column sums must match
-  // alpha (acc sums) + beta (old C sums). Any bad line (CORRECT mode) recomputes every out
-  // value from acc and the old C, which is still in memory. After the store each thread reads
-  // its elements back and rewrites any that differ from what it meant to store. All threads
-  // call.
+  // fragment, whose row and column sums must match alpha (acc sums) + beta (old C sums). Any
+  // bad line (CORRECT mode) recomputes every out value from acc and the old C (read once into
+  // registers). After the store each thread reads its elements back (all loads in flight at
+  // once) and, if any differs from what it meant to store, stores its fragment again. All
+  // threads call.
   __device__ __noinline__ static void epilogue(const float (&acc)[MT][NT], float* smem,
                                                const GemmParams<float>& p, FragmentMap fm,
                                                TileSpan t, float alpha, float beta) {
     const int tid = threadIdx.x;
-    float* red = FtBlock::red(smem);
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
     const bool read_d = beta != 0.0f;
-    float* s_acc = red;
-    float* s_old = red + kLines;
-    float* s_mag = red + 2 * kLines;
-    float* s_out = red + 3 * kLines;
-    float* C = p.C + t.m0 + t.n0 * p.ldc;
+    // Locals rather than p's fields: for all the compiler knows, a store to C may change p,
+    // and it reloaded p.ldc around every store (measured).
+    const int64_t ldc = p.ldc;
+    float* const C = p.C + t.m0 + t.n0 * ldc;
+    const bool vec = p.c_vec;
+    const abft::FtParams& ft = p.ft;
+    const int num_faults = ft.num_faults;
+    const int rows_left = t.rows_left, cols_left = t.cols_left;
     auto row_of = [&](int fi, int i) { return fm.row0 + fi * fm.row_stride + i; };
     auto col_of = [&](int fj, int j) { return fm.col0 + fj * fm.col_stride + j; };
     auto inside = [&](int fi, int i, int fj, int j) {
-      return row_of(fi, i) < t.rows_left && col_of(fj, j) < t.cols_left;
+      return row_of(fi, i) < rows_left && col_of(fj, j) < cols_left;
     };
-    auto at = [&](int fi, int i, int fj, int j) -> float* {
-      return C + row_of(fi, i) + static_cast<int64_t>(col_of(fj, j)) * p.ldc;
+    // Column j of fragment block (fi, fj): 4 rows, one float4 where C allows and all exist.
+    auto column = [&](int fi, int fj, int j) { return C + row_of(fi, 0) + col_of(fj, j) * ldc; };
+    auto whole = [&](int fi, int fj, int j) {
+      return vec && row_of(fi, 3) < rows_left && col_of(fj, j) < cols_left;
     };
-    auto old_c = [&](int fi, int i, int fj, int j) {
-      return read_d && inside(fi, i, fj, j) ? *at(fi, i, fj, j) : 0.0f;
+
+    // oc: the old C (zeros where beta = 0 or outside the matrix), then out in place. Each
+    // fragment value is computed in one place (the fault loop inlined at every use of an
+    // output value made the compile time grow tenfold).
+    float oc[MT][NT];
+    auto load_old = [&]() {
+#pragma unroll
+      for (int fi = 0; fi < kFragM; ++fi)
+#pragma unroll
+        for (int fj = 0; fj < kFragN; ++fj)
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            if (read_d) {
+              const float* src = column(fi, fj, j);
+              if (whole(fi, fj, j)) {
+                const float4 v = *reinterpret_cast<const float4*>(src);
+                o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+              } else {
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                  if (inside(fi, i, fj, j)) o[i] = src[i];
+              }
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i) oc[fi * 4 + i][fj * 4 + j] = o[i];
+          }
     };
-    const abft::FtParams& ft = p.ft;
-    float out[MT][NT];
-    auto compute_out = [&](bool with_faults) {
+    // oc = alpha acc + beta oc, with the epilogue's injected faults when with_faults.
+    auto make_out = [&](bool with_faults) {
 #pragma unroll
       for (int fi = 0; fi < kFragM; ++fi)
 #pragma unroll
@@ -552,32 +776,52 @@ struct FtBlock {
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
               float o = alpha * acc[fi * 4 + i][fj * 4 + j];
-              if (read_d) o = fmaf(beta, old_c(fi, i, fj, j), o);
-              if (with_faults) {
-                for (int f = 0; f < ft.num_faults; ++f) {
-                  const abft::FaultSpec& fs = ft.faults[f];
-                  if (fs.k_step == abft::kKStepEpilogue && fs.target == abft::kTargetAccumulator &&
-                      fs.row == t.m0 + row_of(fi, i) && fs.col == t.n0 + col_of(fj, j))
-                    o = abft::apply_fault(o, fs.kind, fs.bit, fs.value);
-                }
-              }
-              out[fi * 4 + i][fj * 4 + j] = inside(fi, i, fj, j) ? o : 0.0f;
+              if (read_d) o = fmaf(beta, oc[fi * 4 + i][fj * 4 + j], o);
+              oc[fi * 4 + i][fj * 4 + j] = inside(fi, i, fj, j) ? o : 0.0f;
             }
+      if (!with_faults) return;
+      for (int f = 0; f < num_faults; ++f) {
+        const abft::FaultSpec& fs = ft.faults[f];
+        if (fs.k_step != abft::kKStepEpilogue || fs.target != abft::kTargetAccumulator) continue;
+#pragma unroll
+        for (int fi = 0; fi < kFragM; ++fi)
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int fj = 0; fj < kFragN; ++fj)
+#pragma unroll
+              for (int j = 0; j < 4; ++j)
+                if (inside(fi, i, fj, j) && fs.row == t.m0 + row_of(fi, i) &&
+                    fs.col == t.n0 + col_of(fj, j))
+                  oc[fi * 4 + i][fj * 4 + j] =
+                      abft::apply_fault(oc[fi * 4 + i][fj * 4 + j], fs.kind, fs.bit, fs.value);
+      }
     };
 
-    for (int e = tid; e < kRedArrays * kLines; e += kThreads) red[e] = 0.0f;
-    __syncthreads();
-    compute_out(ft.num_faults > 0);
-    add_line_sums(s_acc, fm, [&](int fi, int i, int fj, int j) {
+    // Line totals of acc, the old C, the magnitude and out.
+    float* part = red(smem);
+    load_old();
+    write_line_partials(part, fm, [&](int fi, int i, int fj, int j) {
       return inside(fi, i, fj, j) ? acc[fi * 4 + i][fj * 4 + j] : 0.0f;
-    });
-    if (read_d) add_line_sums(s_old, fm, old_c);
-    add_line_sums(s_mag, fm, [&](int fi, int i, int fj, int j) {
+    }, Plus());
+    if (read_d)
+      write_line_partials(part + kPartFloats, fm, [&](int fi, int i, int fj, int j) {
+        return oc[fi * 4 + i][fj * 4 + j];
+      }, Plus());
+    write_line_partials(part + 2 * kPartFloats, fm, [&](int fi, int i, int fj, int j) {
       if (!inside(fi, i, fj, j)) return 0.0f;
-      return fabsf(alpha * acc[fi * 4 + i][fj * 4 + j]) + fabsf(beta * old_c(fi, i, fj, j));
-    });
-    add_line_sums(s_out, fm, [&](int fi, int i, int fj, int j) { return out[fi * 4 + i][fj * 4 + j]; });
+      return fabsf(alpha * acc[fi * 4 + i][fj * 4 + j]) + fabsf(beta * oc[fi * 4 + i][fj * 4 + j]);
+    }, Plus());
+    make_out(num_faults > 0);
+    write_line_partials(part + 3 * kPartFloats, fm, [&](int fi, int i, int fj, int j) {
+      return oc[fi * 4 + i][fj * 4 + j];
+    }, Plus());
     __syncthreads();
+    float s_acc[kItems], s_old[kItems], s_mag[kItems], s_out[kItems];
+    combine_line_partials(part, Plus(), s_acc);
+    if (read_d) combine_line_partials(part + kPartFloats, Plus(), s_old);
+    combine_line_partials(part + 2 * kPartFloats, Plus(), s_mag);
+    combine_line_partials(part + 3 * kPartFloats, Plus(), s_out);
 
     float residual[kItems], bound[kItems];
     bool finite = true;  // non-finite expectations come from the inputs: IEEE decides
@@ -587,17 +831,21 @@ struct FtBlock {
       residual[q] = 0.0f;
       bound[q] = 0.0f;
       if (line >= kLines) continue;
-      const float expect = fmaf(beta, s_old[line], alpha * s_acc[line]);
-      residual[q] = expect - s_out[line];
+      const float expect = read_d ? fmaf(beta, s_old[q], alpha * s_acc[q]) : alpha * s_acc[q];
+      residual[q] = expect - s_out[q];
       // A handful of roundings per element and the line sums: k_done = 4 covers them.
-      bound[q] = abft::rounding_bound(s_mag[line], 4, line < MTB ? NTB : MTB);
-      finite = finite && isfinite(expect) && isfinite(s_mag[line]);
+      bound[q] = abft::rounding_bound(s_mag[q], 4, line < MTB ? NTB : MTB);
+      finite = finite && isfinite(expect) && isfinite(s_mag[q]);
     }
+    // (classify_lines' first barrier also orders the reads of `part` above before any reuse.)
     const abft::Verdict v = classify_lines(smem, residual, bound, finite);
     // kNonFinite: stored as computed; the K-loop check already counted the tile's inputs.
     const bool correct = ft.mode == abft::FtMode::kCorrect;
     const bool bad = v == abft::Verdict::kCorrectOne || v == abft::Verdict::kRecompute;
-    if (bad && correct) compute_out(false);
+    if (bad && correct) {  // out again from acc and the old C, still in memory
+      load_old();
+      make_out(false);
+    }
     if (tid == 0) {
       abft::FtDeviceStats* st = ft.stats;
       atomicAdd(&st->checks, 1ull);
@@ -615,31 +863,51 @@ struct FtBlock {
                abft::kKStepEpilogue, cols > 0 ? misc[kColResidual] : misc[kRowResidual], action);
       }
     }
-    // Every thread has read its old C: store, then check what landed.
-    __syncthreads();
-    bool rewrote = false;
-#pragma unroll
-    for (int pass = 0; pass < 2; ++pass) {
+
+    // Store (each element is read and written by its own thread only), then read back.
+    auto store_all = [&]() {
 #pragma unroll
       for (int fi = 0; fi < kFragM; ++fi)
 #pragma unroll
-        for (int i = 0; i < 4; ++i)
+        for (int fj = 0; fj < kFragN; ++fj)
 #pragma unroll
-          for (int fj = 0; fj < kFragN; ++fj)
+          for (int j = 0; j < 4; ++j) {
+            float* dst = column(fi, fj, j);
+            if (whole(fi, fj, j)) {
+              store_cg(dst, make_float4(oc[fi * 4][fj * 4 + j], oc[fi * 4 + 1][fj * 4 + j],
+                                        oc[fi * 4 + 2][fj * 4 + j], oc[fi * 4 + 3][fj * 4 + j]));
+            } else {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              if (!inside(fi, i, fj, j)) continue;
-              volatile float* d = at(fi, i, fj, j);
-              const float o = out[fi * 4 + i][fj * 4 + j];
-              if (pass == 0) {
-                *d = o;
-              } else if (__float_as_uint(*d) != __float_as_uint(o)) {
-                *d = o;
-                rewrote = true;
-              }
+              for (int i = 0; i < 4; ++i)
+                if (inside(fi, i, fj, j)) store_cg(dst + i, oc[fi * 4 + i][fj * 4 + j]);
             }
-    }
-    if (__syncthreads_or(rewrote) && tid == 0 && correct) {
+          }
+    };
+    store_all();
+    bool differs = false;
+#pragma unroll
+    for (int fi = 0; fi < kFragM; ++fi)
+#pragma unroll
+      for (int fj = 0; fj < kFragN; ++fj)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const float* src = column(fi, fj, j);
+          float back[4];
+          if (whole(fi, fj, j)) {
+            const float4 b = load_cg4(src);
+            back[0] = b.x, back[1] = b.y, back[2] = b.z, back[3] = b.w;
+          } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) back[i] = inside(fi, i, fj, j) ? load_cg(src + i) : 0.0f;
+          }
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            differs = differs ||
+                      __float_as_uint(back[i]) != __float_as_uint(oc[fi * 4 + i][fj * 4 + j]);
+        }
+    // A store-path fault: this thread's fragment goes out again (CORRECT mode).
+    if (differs && correct) store_all();
+    if (__syncthreads_or(differs) && tid == 0 && correct) {
       atomicAdd(&ft.stats->detected, 1ull);
       atomicAdd(&ft.stats->corrected, 1ull);
       record(ft, t, -1, -1, abft::kKStepEpilogue, 0.0f, abft::kActionCorrected);

@@ -81,10 +81,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   float acc[MT][NT];                     // (MT, NT) this thread's C fragment
   constexpr int kCk = Ft::kItems;
   float ck[kCk];                         // checksums of this thread's tile lines
-  // A check on copies (see RegisterCopy); true: the tile must be computed again.
-  auto check_needs_recompute = [&](int64_t k_tiles, int attempt) {
+  // A check on copies (see RegisterCopy) against checksums `lines`; true: the tile must be
+  // computed again.
+  auto check_needs_recompute = [&](const float (&lines)[kCk], int64_t k_tiles, int attempt) {
     RegisterCopy<MT, NT> copy(acc);
-    const LineCopy<kCk> ck_copy(ck);
+    const LineCopy<kCk> ck_copy(lines);
     const abft::Verdict v = Ft::check(copy.v, ck_copy.v, smem, p, fmap, span, k_tiles, attempt);
     copy.copy_to(acc);
     return v == abft::Verdict::kRecompute && p.ft.mode == abft::FtMode::kCorrect && attempt == 0;
@@ -127,6 +128,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       load_slice(0);
       a_loader.store(As);
       b_loader.store(Bs);
+      Ft::clear_update_stage(smem, kStages - 1);  // the first iteration's "previous slice"
       __syncthreads();
 
       constexpr int kBufs = Cfg::kFragBuffers;
@@ -142,7 +144,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       }
 
       int stage = 0, prev_stage = kStages - 1;
-      bool update_due = false;  // the previous slice is not yet in the checksums
+      typename Ft::EncodeState enc;
+      // The operands of the update's k = kk - 1, loaded a step ago, not yet in ck.
+      typename Ft::UpdateOperands pending;
       // Checks between chunks of verify_interval slices: a call inside the hot loop made the
       // compiler wait for the next slice's global loads before the first FFMA (measured:
       // +80% time).
@@ -154,6 +158,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
           const int next_stage = stage + 1 == kStages ? 0 : stage + 1;
           const float* As_cur = As + stage * KTB * LDA_S;
           const float* Bs_cur = Bs + stage * KTB * LDB_S;
+          const float* As_prev = As + prev_stage * KTB * LDA_S;
+          const float* Bs_prev = Bs + prev_stage * KTB * LDB_S;
           if (has_next) {
             a_loader.advance(p.lda);
             b_loader.advance(p.ldb);
@@ -162,6 +168,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
 #pragma unroll
           for (int kk = 0; kk < KTB; ++kk) {
             const int cur = kBufs == 2 ? (kk & 1) : 0, nxt = kBufs == 2 ? (cur ^ 1) : 0;
+            // FT, spread over the steps and ahead of the barrier below (ft_block.cuh): the
+            // product loaded a step ago, the operands of k = kk of the previous slice, one
+            // link of this slice's encode.
+            if (kk > 0) Ft::apply_update(ck, pending);
+            Ft::load_update_operands(pending, smem, As_prev, Bs_prev, prev_stage, kk);
+            if constexpr (Ft::kSpreadEncode) Ft::encode_step(enc, smem, As_cur, Bs_cur, stage, kk);
             if constexpr (kBufs == 1) {
               // One fragment buffer: this step's fragments, read just before use (the
               // compiler hoists them as far as registers allow).
@@ -214,14 +226,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
                     acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
               }
             }
-            if (kk == 0) {
-              // This slice's operand sums and the previous slice's checksum update (its
-              // stage is rewritten only at the end of the next iteration), after the first
-              // step's FFMAs and without branches, so that they share the FFMA stream.
-              Ft::encode(smem, As_cur, Bs_cur, stage);
-              Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                         prev_stage, update_due);
-              update_due = true;
+            if constexpr (!Ft::kSpreadEncode) {
+              // The whole encode after the first step's FFMAs.
+              if (kk == 0) Ft::encode(smem, As_cur, Bs_cur, stage);
             }
             if constexpr (kBufs == 1) {
               if (kk == KTB - 1 && has_next) {
@@ -232,6 +239,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
               }
             }
           }
+          // The last k's product after the last step's FFMAs, not across the loop's back edge
+          // (measured: the compiler then copied the operands there, waiting for the loads).
+          Ft::apply_update(ck, pending);
           if (p.ft.num_faults > 0 && attempt == 0) {
             RegisterCopy<MT, NT> copy(acc);
             LineCopy<kCk> ck_copy(ck);
@@ -242,11 +252,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
           prev_stage = stage;
           stage = next_stage;
         }
-        if (kt < num_k_tiles) {  // a chunk boundary: bring the checksums up to date, check
-          Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                     prev_stage, true);
-          update_due = false;
-          if (check_needs_recompute(kt, attempt)) {
+        if (kt < num_k_tiles) {
+          // A chunk boundary: check against the checksums brought up to date in a copy (the
+          // next iteration's steps still add the last slice to ck itself).
+          float ck_now[kCk];
+#pragma unroll
+          for (int q = 0; q < kCk; ++q) ck_now[q] = ck[q];
+          Ft::update(ck_now, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
+                     prev_stage);
+          if (check_needs_recompute(ck_now, kt, attempt)) {
             recompute = true;
             break;
           }
@@ -255,8 +269,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       if (!recompute) {
         __syncthreads();  // the last slice's sums are written
         Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                   prev_stage, true);
-        recompute = check_needs_recompute(num_k_tiles, attempt);
+                   prev_stage);
+        recompute = check_needs_recompute(ck, num_k_tiles, attempt);
       }
     }
     if (!recompute) break;
