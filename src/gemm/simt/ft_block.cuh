@@ -261,6 +261,31 @@ struct FtBlock {
 
   // ---- fault injection -------------------------------------------------------------------
 
+  // Calls f(row index, column index) into this thread's fragment for the element at tile row
+  // r, column c, if this thread holds it (the indices are constants in each unrolled call).
+  template <class F>
+  __device__ __forceinline__ static void at_element(const FragmentMap& fm, int64_t r, int64_t c,
+                                                    F f) {
+#pragma unroll
+    for (int fi = 0; fi < kFragM; ++fi)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int fj = 0; fj < kFragN; ++fj)
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (fm.row0 + fi * fm.row_stride + i == r && fm.col0 + fj * fm.col_stride + j == c)
+              f(fi * 4 + i, fj * 4 + j);
+  }
+  // Applies fault fs to this thread's fragment element at tile row r, column c, if it has it.
+  __device__ __forceinline__ static void apply_fault_at(float (&v)[MT][NT], const FragmentMap& fm,
+                                                        int64_t r, int64_t c,
+                                                        const abft::FaultSpec& fs) {
+    at_element(fm, r, c, [&](int a, int b) {
+      v[a][b] = abft::apply_fault(v[a][b], fs.kind, fs.bit, fs.value);
+    });
+  }
+
   // Applies the faults of this launch that fire after K tile kt (or, kt < 0, those of the
   // epilogue are handled by the epilogue itself) to this thread's accumulators and
   // checksums. Called only when the launch has faults: costs nothing otherwise.
@@ -275,17 +300,7 @@ struct FtBlock {
       const int64_t r = fs.row - t.m0, c = fs.col - t.n0;
       if (r < 0 || r >= MTB || c < 0 || c >= NTB) continue;
       if (fs.target == abft::kTargetAccumulator) {
-#pragma unroll
-        for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-          for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (fm.row0 + fi * fm.row_stride + i == r && fm.col0 + fj * fm.col_stride + j == c)
-                  acc[fi * 4 + i][fj * 4 + j] =
-                      abft::apply_fault(acc[fi * 4 + i][fj * 4 + j], fs.kind, fs.bit, fs.value);
+        apply_fault_at(acc, fm, r, c, fs);
       } else {
         const int line = fs.target == abft::kTargetRowChecksum ? static_cast<int>(r)
                                                                 : MTB + static_cast<int>(c);
@@ -554,16 +569,7 @@ struct FtBlock {
                                            const FragmentMap& fm, const TileSpan& t, int r, int c,
                                            int64_t k_done) {
     bool mine = false;
-#pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-            mine = mine || (fm.row0 + fi * fm.row_stride + i == r &&
-                            fm.col0 + fj * fm.col_stride + j == c);
+    at_element(fm, r, c, [&](int, int) { mine = true; });
     if (__ballot_sync(0xffffffffu, mine) == 0) return;  // not this warp's element
     const int lane = threadIdx.x % 32;
     float dot = 0.0f;
@@ -571,17 +577,7 @@ struct FtBlock {
       dot = fmaf(op_a(p, t.m0 + r, k), op_b(p, k, t.n0 + c), dot);
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
-    if (!mine) return;
-#pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-            if (fm.row0 + fi * fm.row_stride + i == r && fm.col0 + fj * fm.col_stride + j == c)
-              acc[fi * 4 + i][fj * 4 + j] = dot;
+    at_element(fm, r, c, [&](int a, int b) { acc[a][b] = dot; });
   }
 
   // Checks the accumulators after k_tiles K tiles. kCorrectOne is repaired here (CORRECT
@@ -783,18 +779,8 @@ struct FtBlock {
       for (int f = 0; f < num_faults; ++f) {
         const abft::FaultSpec& fs = ft.faults[f];
         if (fs.k_step != abft::kKStepEpilogue || fs.target != abft::kTargetAccumulator) continue;
-#pragma unroll
-        for (int fi = 0; fi < kFragM; ++fi)
-#pragma unroll
-          for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int fj = 0; fj < kFragN; ++fj)
-#pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (inside(fi, i, fj, j) && fs.row == t.m0 + row_of(fi, i) &&
-                    fs.col == t.n0 + col_of(fj, j))
-                  oc[fi * 4 + i][fj * 4 + j] =
-                      abft::apply_fault(oc[fi * 4 + i][fj * 4 + j], fs.kind, fs.bit, fs.value);
+        const int64_t r = fs.row - t.m0, c = fs.col - t.n0;
+        if (r < rows_left && c < cols_left) apply_fault_at(oc, fm, r, c, fs);
       }
     };
 
