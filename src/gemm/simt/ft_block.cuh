@@ -67,10 +67,12 @@ struct FtBlock {
   static constexpr int kStageFloatsA = KTB * Cfg::kLdAs, kStageFloatsB = KTB * Cfg::kLdBs;
   static constexpr int kSumsOffset = kStages * (kStageFloatsA + kStageFloatsB);
   static constexpr int kRedOffset = kSumsOffset + kStages * kSums;
-  // Line-total partials (kPartFloats each, see write_line_partials): the epilogue's four
-  // (sum of acc, of the old C, magnitude, stored values); the magnitude pass's sums reuse it.
+  // Line-total partials (see write_line_partials): (kWarpsN, MTB) rows, (kWarpsM, NTB) columns
+  // per array; the epilogue needs four (sum of acc, of the old C, magnitude, stored values);
+  // the magnitude pass's sums reuse the area.
+  static constexpr int kPartFloats = Cfg::kWarpsN * MTB + Cfg::kWarpsM * NTB;
   static constexpr int kRedArrays = 4;
-  static constexpr int kRedFloats = kRedArrays * (Cfg::kWarpsN * MTB + Cfg::kWarpsM * NTB);
+  static constexpr int kRedFloats = kRedArrays * kPartFloats;
   static constexpr int kMiscOffset = kRedOffset + kRedFloats;
   static constexpr int kMiscWords = 8;
   static constexpr int kSmemBytes = (kMiscOffset + kMiscWords) * 4;
@@ -381,8 +383,6 @@ struct FtBlock {
   //      partner, so R values over L lanes take R - R / L shuffles and leave R / L per lane;
   //   3. one lane per line and warp writes the warp's partial, (kWarpsN, MTB) rows then
   //      (kWarpsM, NTB) columns; after a barrier each line's owner folds them in warp order.
-
-  static constexpr int kPartFloats = Cfg::kWarpsN * MTB + Cfg::kWarpsM * NTB;
 
   __host__ __device__ static constexpr int log2_exact(int x) {
     return x <= 1 ? 0 : 1 + log2_exact(x / 2);
