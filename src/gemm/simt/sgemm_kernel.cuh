@@ -14,6 +14,7 @@
 
 #include "gemm/simt/gemm_config.h"
 #include "gemm/simt/gemm_params.h"
+#include "gemm/simt/read_scalar.cuh"
 
 namespace aegis::gemm::simt {
 
@@ -111,10 +112,6 @@ struct TileLoader {
 // min(x, INT32_MAX) as int: tile-relative bounds fit in 32 bits.
 __device__ __forceinline__ int clamp_to_int(int64_t x) {
   return x < INT32_MAX ? static_cast<int>(x) : INT32_MAX;
-}
-
-__device__ __forceinline__ float read_scalar(const Scalar<float>& s) {
-  return s.device_ptr ? *s.device_ptr : s.value;
 }
 
 // Maps a linear block index to (tile_m, tile_n), walking groups of kGroupM tile rows

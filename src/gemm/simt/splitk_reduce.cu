@@ -1,13 +1,10 @@
 // Split-K reduction and the C = beta * C path, shared by every SIMT GEMM configuration.
 #include "common/dependent_launch.cuh"
 #include "gemm/simt/gemm_params.h"
+#include "gemm/simt/read_scalar.cuh"
 
 namespace aegis::gemm::simt {
 namespace {
-
-__device__ __forceinline__ float read_scalar_value(const Scalar<float>& s) {
-  return s.device_ptr ? *s.device_ptr : s.value;
-}
 
 // Each thread owns four consecutive rows of one column (blockIdx.y walks columns,
 // grid-stride beyond 65535): 16-byte accesses where the layout allows. Slices are summed in
@@ -17,8 +14,8 @@ __global__ void splitk_reduce_kernel(const GemmParams<float> p, int num_partials
   const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   wait_for_preceding_kernel();
   if (i >= p.m) return;
-  const float alpha = read_scalar_value(p.alpha);
-  const float beta = read_scalar_value(p.beta);
+  const float alpha = read_scalar(p.alpha);
+  const float beta = read_scalar(p.beta);
   const int64_t slice = p.m * p.n;
   const bool whole = i + 3 < p.m;
   const bool vec_partial = whole && p.m % 4 == 0;  // workspace is 16-byte aligned, ld = m
