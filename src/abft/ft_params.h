@@ -51,6 +51,11 @@ struct FtParams {
   int64_t call;         // index of this FT call on the handle (for the records)
   FtDeviceStats* stats;
   FaultSpec faults[kMaxFaultsPerCall];
+  // Fused block level: per-tile operand sums formed before the GEMM
+  // (gemm/simt/ft_operand_sums.h), rows of sums_ld floats.
+  const float* a_sums;
+  const float* b_sums;
+  int64_t sums_ld;
 };
 
 #ifdef __CUDACC__

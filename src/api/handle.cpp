@@ -86,7 +86,7 @@ aegisStatus_t aegisDestroy(aegisHandle_t handle) {
   // cudaFree waits for work still using the workspace.
   if (handle->own_workspace) cudaFree(handle->own_workspace);
   if (handle->blas2_counters) cudaFree(handle->blas2_counters);
-  if (handle->blas2_scratch) cudaFree(handle->blas2_scratch);
+  if (handle->scratch) cudaFree(handle->scratch);
   if (handle->ft_stats) cudaFree(handle->ft_stats);
   delete handle;
   return AEGIS_STATUS_SUCCESS;

@@ -49,15 +49,17 @@ struct aegisContext {
   std::string last_gemm_ex_kernel;
   int last_gemm_ex_split = 0;
 
+  // Stream-ordered scratch for temporaries that do not fit the workspace (call_scratch in
+  // common/scratch.h).
+  void* scratch = nullptr;
+  size_t scratch_bytes = 0;
+
   // Level 2: how split sums are combined, per-panel arrival counters of the deterministic
-  // reduction (zeroed at creation; every kernel that uses them leaves them zero), a
-  // stream-ordered scratch buffer for partial sums that do not fit the workspace, the
+  // reduction (zeroed at creation; every kernel that uses them leaves them zero), the
   // tuner's override and what the last call used.
   aegisReductionMode_t reduction_mode = AEGIS_REDUCTION_DETERMINISTIC;
   unsigned* blas2_counters = nullptr;
   int blas2_counter_count = 0;
-  void* blas2_scratch = nullptr;
-  size_t blas2_scratch_bytes = 0;
   std::string blas2_override_config;
   int blas2_override_y = 0;
   std::string last_blas2_config;

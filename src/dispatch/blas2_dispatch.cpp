@@ -9,6 +9,7 @@
 
 #include "common/context.h"
 #include "common/errors.h"
+#include "common/scratch.h"
 #include "dispatch/tuning_table.h"
 
 namespace aegis::dispatch {
@@ -169,29 +170,15 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   plan.counter_count = h->blas2_counter_count;
   if (!plan.atomics) {
     const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
-    if (need > 0 && need <= h->workspace_bytes()) {
-      plan.workspace = h->workspace();
-      plan.workspace_bytes = h->workspace_bytes();
-    } else if (need > 0) {
-      // Partial sums larger than the workspace (SYMV at large n): a stream-ordered buffer
-      // of the handle, grown as needed; no host synchronization.
-      if (h->blas2_scratch_bytes < need) {
-        if (h->blas2_scratch) cudaFreeAsync(h->blas2_scratch, h->stream);
-        h->blas2_scratch = nullptr;
-        h->blas2_scratch_bytes = 0;
-        const cudaError_t e = cudaMallocAsync(&h->blas2_scratch, need, h->stream);
-        if (e != cudaSuccess) {
-          cudaGetLastError();
-          h->blas2_scratch = nullptr;
-          return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, routine,
-                              "cannot allocate %zu bytes for the deterministic reduction "
-                              "(aegisSetWorkspace or AEGIS_REDUCTION_ATOMICS avoid it)",
-                              need);
-        }
-        h->blas2_scratch_bytes = need;
-      }
-      plan.workspace = h->blas2_scratch;
-      plan.workspace_bytes = h->blas2_scratch_bytes;
+    if (need > 0) {
+      // Partial sums larger than the workspace (SYMV at large n) go to the handle's
+      // stream-ordered scratch.
+      plan.workspace = detail::call_scratch(h, need, &plan.workspace_bytes);
+      if (!plan.workspace)
+        return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, routine,
+                            "cannot allocate %zu bytes for the deterministic reduction "
+                            "(aegisSetWorkspace or AEGIS_REDUCTION_ATOMICS avoid it)",
+                            need);
     }
   }
   const cudaError_t err = choice.instance->launch(call, plan);
