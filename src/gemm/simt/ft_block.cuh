@@ -1,22 +1,24 @@
 // Fused block-level ABFT for the SIMT SGEMM kernel (Wu et al., ICS'23, threadblock level).
 //
-// Per K tile (slice) of KTB steps, once the slice is in shared memory:
-//   encode: asum[k] = sum_i op(A)(i, k) over the tile's MTB rows and bsum[k] = sum_j op(B)(k, j)
-//           over its NTB columns, one warp-reduced pair of sums per warp;
-//   update: one thread per line (tile row or column) adds the slice to its checksum,
-//           row i: sum_k op(A)(i, k) bsum[k]; column j: sum_k asum[k] op(B)(k, j).
-// Both read the stage the main loop reads, so FT instances keep three stages: a slice is
-// encoded in the iteration that computes it and its checksums are updated in the next, while
-// the stage written at the end of that iteration is a third one (no extra barrier).
+// Checksums of the C tile: for each tile row i, sum_k op(A)(i, k) bsum[k], and for each tile
+// column j, sum_k asum[k] op(B)(k, j), where asum[k] sums op(A)(i, k) over the tile's MTB rows
+// and bsum[k] sums op(B)(k, j) over its NTB columns. Both sum vectors are properties of the
+// inputs alone: one memory-bound pass forms them for every tile row and column before the
+// GEMM (ft_operand_sums.h), instead of every thread block encoding the same A panel again
+// (tiles_n times) inside its K loop.
 //
-// Both are spread over the k steps of the main loop, ahead of each step's FFMAs: step kk
-// loads the operands of k = kk of the previous slice's update (load_update_operands; the
-// product joins the checksums one step later) and does one link of this slice's encode
-// (encode_step: a float4 load, its partial sum, a shuffle, the store), each link using what
-// the step before produced, so that no FT instruction waits on a load or shuffle of its own
-// step (docs/perf-notes.md FT-2). All steps come before the barrier that ends the iteration,
-// which is what lets the stage they read be refilled in the next one. The first iteration
-// "updates" with a stage that clear_update_stage zeroed: no step needs a branch or a select.
+// The K loop is the plain kernel's, slice for slice, with nothing of FT in it: the 16x8
+// fragments leave no register to spare, and every FT value held or computed next to the
+// FFMAs cost issue slots and spills (docs/perf-notes.md FT-2, FT-3). Instead the slices go
+// into a ring of kRing shared-memory stages, and every kPhase slices (and before each check)
+// the loop pauses for an update phase that adds the slices of the ring not yet counted to
+// the checksums:
+//   update: the tile's rows and columns in quads of 4 lines; thread t owns one row quad and
+//           one column quad and, of each slice, the k steps of its group (t / quads): one
+//           16-byte load of the quad's operands and one sum per k step, 4 FMAs. Its partial
+//           checksums wait in shared memory between phases, and the sums of the next phase's
+//           slices are copied from global memory (cp.async) while the K loop runs.
+// A line's checksum is the sum of its groups' partials, in group order (line_checksums).
 //
 // A check compares each checksum with the sum of the accumulators of its line (line totals
 // below: warp butterflies, no atomics, same bits every run). Residuals within a bound taken
@@ -62,11 +64,31 @@ struct FtBlock {
   static constexpr int kItems = (kLines + kThreads - 1) / kThreads;
   static constexpr int kSums = 2 * KTB;  // asum[0..KTB) then bsum[0..KTB)
 
-  // Shared memory after the three stages (in floats).
-  static constexpr int kStages = 3;
+  // The update's work split: quads of 4 lines, k{Row,Col}Groups threads per quad, each taking
+  // the k steps kk = group + u * groups (u < k{Row,Col}Units) of every slice.
+  static constexpr int kRowQuads = MTB / 4, kColQuads = NTB / 4;
+  static constexpr int kRowGroups = kThreads / kRowQuads, kColGroups = kThreads / kColQuads;
+  static constexpr int kRowUnits = KTB / kRowGroups, kColUnits = KTB / kColGroups;
+  static_assert(kThreads % kRowQuads == 0 && kThreads % kColQuads == 0,
+                "every thread owns exactly one row quad and one column quad");
+  static_assert(KTB % kRowGroups == 0 && KTB % kColGroups == 0 && kRowUnits > 0 &&
+                    kColUnits > 0,
+                "the update's k steps divide among the threads of a quad");
+
+  // The ring of stages and the update phases: a phase adds at most kPhase slices, and the
+  // K loop writes slice kt + 1 while a phase may still read slice kt + 1 - kPhase... kt, so
+  // kRing >= kPhase + 2 keeps them apart.
+  static constexpr int kRing = 8, kPhase = kRing - 2;
+  static_assert((kRing & (kRing - 1)) == 0, "ring positions wrap with a mask");
+
+  // Shared memory (in floats): the ring, the update's partial checksums (8 per thread: its row
+  // quad, then its column quad), the operand sums of two phases (kPhase slices of kSums
+  // each), then the red and misc areas.
   static constexpr int kStageFloatsA = KTB * Cfg::kLdAs, kStageFloatsB = KTB * Cfg::kLdBs;
-  static constexpr int kSumsOffset = kStages * (kStageFloatsA + kStageFloatsB);
-  static constexpr int kRedOffset = kSumsOffset + kStages * kSums;
+  static constexpr int kPartialsOffset = kRing * (kStageFloatsA + kStageFloatsB);
+  static constexpr int kSumsOffset = kPartialsOffset + 8 * kThreads;
+  static constexpr int kPhaseSums = kPhase * kSums;
+  static constexpr int kRedOffset = kSumsOffset + 2 * kPhaseSums;
   // Line-total partials (see write_line_partials): (kWarpsN, MTB) rows, (kWarpsM, NTB) columns
   // per array; the epilogue needs four (sum of acc, of the old C, magnitude, stored values);
   // the magnitude pass's sums reuse the area.
@@ -79,6 +101,7 @@ struct FtBlock {
 
   static_assert(MTB % 32 == 0 && NTB % 32 == 0, "a warp's lines are all rows or all columns");
   static_assert(kRedFloats >= kSums, "the magnitude pass keeps its sums in the red area");
+  static_assert(kPartialsOffset % 4 == 0, "partials move as float4");
 
   // Indices into the misc words.
   enum { kBadRows = 0, kBadCols, kBadRow, kBadCol, kRowResidual, kColResidual, kRowBound, kColBound };
@@ -86,7 +109,6 @@ struct FtBlock {
   // Everything is static: the kernel keeps the checksums (ck[q]: line tid + q * kThreads)
   // in its own registers, and the rarely run parts are out-of-line functions that get
   // copies of the accumulators, so their code does not weigh on the main loop's registers.
-  __device__ __forceinline__ static float* sums(float* smem) { return smem + kSumsOffset; }
   // kRedFloats
   __device__ __forceinline__ static float* red(float* smem) { return smem + kRedOffset; }
   // kMiscWords: counters and indices as int, residuals and bounds as float
@@ -95,170 +117,111 @@ struct FtBlock {
     return reinterpret_cast<int*>(misc(smem) + w);
   }
 
-  // ---- encode and update ---------------------------------------------------------------
+  // ---- update phases -------------------------------------------------------------------
 
-  // Partial sum of one shared-memory row of LEN floats by this lane (float4 where the row
-  // is long enough, so a warp reads whole 512-byte lines).
-  template <int LEN>
-  __device__ __forceinline__ static float row_partial(const float* row, int lane) {
-    float s = 0.0f;
-    if constexpr (LEN % 128 == 0) {
+  __device__ __forceinline__ static float4* partials(float* smem) {
+    return reinterpret_cast<float4*>(smem + kPartialsOffset) + 2 * threadIdx.x;
+  }
+  // Zeroes this thread's partial checksums (its own slots: no barrier needed).
+  __device__ __forceinline__ static void clear_partials(float* smem) {
+    float4* c = partials(smem);
+    c[0] = c[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+
+  // The operand sums of slices first .. first + kPhase - 1 (those before num_k_tiles) for
+  // phase buffer `buf`: slot j * kSums + q is asum (q < KTB) or bsum (q >= KTB) of
+  // k = k_begin + (first + j) KTB + q % KTB. Loaded a phase ahead into registers (kSumRegs
+  // per thread) and stored when the phase that loaded them ends.
+  static constexpr int kSumRegs = (kPhaseSums + kThreads - 1) / kThreads;
+  struct PhaseSums {
+    const float* a_row;  // this tile row's A sums, from k_begin
+    const float* b_row;  // this tile column's B sums, from k_begin
+    float v[kSumRegs];
+    __device__ __forceinline__ PhaseSums(const abft::FtParams& ft, int tm, int tn, int64_t k_begin)
+        : a_row(ft.a_sums + static_cast<int64_t>(tm) * ft.sums_ld + k_begin),
+          b_row(ft.b_sums + static_cast<int64_t>(tn) * ft.sums_ld + k_begin) {}
+    __device__ __forceinline__ void load(int64_t first, int64_t num_k_tiles) {
 #pragma unroll
-      for (int v = 0; v < LEN / 128; ++v) {
-        const float4 x = reinterpret_cast<const float4*>(row)[lane + 32 * v];
-        s += (x.x + x.y) + (x.z + x.w);
+      for (int r = 0; r < kSumRegs; ++r) {
+        const int e = threadIdx.x + r * kThreads, j = e / kSums, q = e % kSums;
+        const int64_t k = (first + j) * KTB + q % KTB;
+        v[r] = e < kPhaseSums && first + j < num_k_tiles ? __ldg((q < KTB ? a_row : b_row) + k)
+                                                         : 0.0f;
       }
-    } else {
-#pragma unroll
-      for (int v = 0; v < LEN / 32; ++v) s += row[lane + 32 * v];
     }
-    return s;
-  }
-
-  // Lane's partial of sum q (q < KTB: row q of the A stage; else row q - KTB of the B stage).
-  __device__ __forceinline__ static float sum_partial(const float* As_s, const float* Bs_s, int q,
-                                                      int lane) {
-    if (q < KTB) return row_partial<MTB>(As_s + q * Cfg::kLdAs, lane);
-    return row_partial<NTB>(Bs_s + (q - KTB) * Cfg::kLdBs, lane);
-  }
-
-  // Encodes the slice in stage `stage`: warp w reduces sums w, w + kWarps, ... two at a time
-  // (one shuffle exchange hands each half-warp one of the pair, then four steps finish both).
-  // Where there are as many warps as k steps, warp w takes exactly asum[w] and bsum[w]: no
-  // loop and no branch, so the compiler can interleave this work with the FFMAs around it.
-  __device__ __forceinline__ static void encode(float* smem, const float* As_s, const float* Bs_s,
-                                                int stage) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    float* out = sums(smem) + stage * kSums;
-    auto reduce_pair = [&](float x0, float x1) {
-      float keep = lane < 16 ? x0 : x1;
-      const float send = lane < 16 ? x1 : x0;
-      keep += __shfl_xor_sync(0xffffffffu, send, 16);
+    __device__ __forceinline__ void store(float* smem, int buf) const {
+      float* dst = smem + kSumsOffset + buf * kPhaseSums;
 #pragma unroll
-      for (int off = 8; off > 0; off /= 2) keep += __shfl_xor_sync(0xffffffffu, keep, off);
-      return keep;  // lane 0: the sum of x0, lane 16: the sum of x1
+      for (int r = 0; r < kSumRegs; ++r) {
+        const int e = threadIdx.x + r * kThreads;
+        if (e < kPhaseSums) dst[e] = v[r];
+      }
+    }
+  };
+
+  // Adds slices first .. first + count - 1 (ring positions from ring0 on, sums in phase
+  // buffer `buf`) to this thread's partial checksums, and moves the next phase's sums
+  // (loaded here, from slice `first + count` on) into the other buffer. The slices and these
+  // sums are published by block barriers since they were stored.
+  __device__ __forceinline__ static void update_phase(float* smem, int ring0, int count, int buf,
+                                                      PhaseSums& next, int64_t next_first,
+                                                      int64_t num_k_tiles) {
+    const int t = threadIdx.x;
+    next.load(next_first, num_k_tiles);
+    const float* sums = smem + kSumsOffset + buf * kPhaseSums;
+    const int row_off = (t / kRowQuads) * Cfg::kLdAs + 4 * (t % kRowQuads);
+    const int col_off = (t / kColQuads) * Cfg::kLdBs + 4 * (t % kColQuads);
+    float4* c = partials(smem);
+    float4 rows = c[0], cols = c[1];
+    auto fma4 = [](float4& acc, const float4 x, float s) {
+      acc.x = fmaf(x.x, s, acc.x);
+      acc.y = fmaf(x.y, s, acc.y);
+      acc.z = fmaf(x.z, s, acc.z);
+      acc.w = fmaf(x.w, s, acc.w);
     };
-    if constexpr (KTB == kWarps) {
-      const float keep = reduce_pair(row_partial<MTB>(As_s + warp * Cfg::kLdAs, lane),
-                                     row_partial<NTB>(Bs_s + warp * Cfg::kLdBs, lane));
-      if (lane == 0) out[warp] = keep;
-      if (lane == 16) out[KTB + warp] = keep;
-    } else {
-      for (int q0 = warp; q0 < kSums; q0 += 2 * kWarps) {
-        const int q1 = q0 + kWarps;
-        const float keep = reduce_pair(sum_partial(As_s, Bs_s, q0, lane),
-                                       q1 < kSums ? sum_partial(As_s, Bs_s, q1, lane) : 0.0f);
-        if (lane == 0) out[q0] = keep;
-        if (lane == 16 && q1 < kSums) out[q1] = keep;
+#pragma unroll 1
+    for (int j = 0; j < count; ++j) {
+      const int ring = (ring0 + j) & (kRing - 1);
+      const float* As_s = smem + ring * kStageFloatsA;
+      const float* Bs_s = smem + kRing * kStageFloatsA + ring * kStageFloatsB;
+      const float* s = sums + j * kSums;
+#pragma unroll
+      for (int u = 0; u < kRowUnits; ++u) {  // rows: op(A)(rows, kk) bsum[kk]
+        const int kk = t / kRowQuads + u * kRowGroups;
+        fma4(rows, *reinterpret_cast<const float4*>(As_s + row_off + u * kRowGroups * Cfg::kLdAs),
+             s[KTB + kk]);
+      }
+#pragma unroll
+      for (int u = 0; u < kColUnits; ++u) {  // columns: asum[kk] op(B)(kk, columns)
+        const int kk = t / kColQuads + u * kColGroups;
+        fma4(cols, *reinterpret_cast<const float4*>(Bs_s + col_off + u * kColGroups * Cfg::kLdBs),
+             s[kk]);
       }
     }
+    c[0] = rows;
+    c[1] = cols;
+    next.store(smem, buf ^ 1);
   }
 
-  // Adds the whole slice in stage `stage` (encoded in the previous iteration) to checksums.
-  __device__ __forceinline__ static void update(float (&ck)[kItems], float* smem,
-                                                const float* As_s, const float* Bs_s, int stage) {
-#pragma unroll
-    for (int kk = 0; kk < KTB; ++kk) {
-      UpdateOperands u;
-      load_update_operands(u, smem, As_s, Bs_s, stage, kk);
-      apply_update(ck, u);
-    }
-  }
-
-  // ---- the same, spread over the k steps of the main loop ------------------------------
-
-  // The encode is spread where each warp reduces exactly one pair of sums (KTB == kWarps),
-  // reading its rows in float4s, one float4 per step (0 .. kEncodeVecs - 1), each added up a
-  // step after its load; then one shuffle per step and the store in the last step, each link
-  // using what the step before produced (only the last shuffle's add waits, in step KTB - 1).
-  // Few registers stay live across steps: the main loop has none to spare.
-  static constexpr int kEncodeVecs = (MTB + NTB) / 128;  // float4s per lane: A's, then B's
-  static constexpr bool kSpreadEncode =
-      KTB == kWarps && MTB % 128 == 0 && NTB % 128 == 0 && kEncodeVecs + 5 <= KTB;
-
-  struct EncodeState {
-    float4 v;          // the float4 loaded in the step before
-    float x0, x1;      // this lane's partial of the A sum and of the B sum
-    float keep, got;   // this lane's half of the pair; what the last shuffle brought
-  };
-
-  // Step kk of the encode of the slice in `stage` (kSpreadEncode only).
-  __device__ __forceinline__ static void encode_step(EncodeState& e, float* smem,
-                                                     const float* As_s, const float* Bs_s,
-                                                     int stage, int kk) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    constexpr int kVecsA = MTB / 128, kFirstShuffle = kEncodeVecs;
-    if (kk >= 1 && kk <= kEncodeVecs) {  // add up the float4 of step kk - 1
-      const float x = (e.v.x + e.v.y) + (e.v.z + e.v.w);
-      if (kk - 1 == 0) e.x0 = x;
-      else if (kk - 1 < kVecsA) e.x0 += x;
-      else if (kk - 1 == kVecsA) e.x1 = x;
-      else e.x1 += x;
-    }
-    if (kk < kEncodeVecs) {
-      const float4* a_row = reinterpret_cast<const float4*>(As_s + warp * Cfg::kLdAs);
-      const float4* b_row = reinterpret_cast<const float4*>(Bs_s + warp * Cfg::kLdBs);
-      e.v = kk < kVecsA ? a_row[lane + 32 * kk] : b_row[lane + 32 * (kk - kVecsA)];
-    } else if (kk == kFirstShuffle) {
-      e.keep = lane < 16 ? e.x0 : e.x1;  // lanes 0-15 finish A's sum, 16-31 B's
-      e.got = __shfl_xor_sync(0xffffffffu, lane < 16 ? e.x1 : e.x0, 16);
-    } else if (kk < kFirstShuffle + 5) {
-      e.keep += e.got;
-      e.got = __shfl_xor_sync(0xffffffffu, e.keep, 16 >> (kk - kFirstShuffle));
-    }
-    if (kk == KTB - 1) {
-      e.keep += e.got;  // what the last shuffle (this step's or the one before) brought
-      float* out = sums(smem) + stage * kSums;
-      if (lane == 0) out[warp] = e.keep;
-      if (lane == 16) out[KTB + warp] = e.keep;
-    }
-  }
-
-  // The update's operands for one k: the checksum of line tid + q * kThreads gains
-  // a[q] * b[q]. Loaded one main-loop step before they are used (`pending` in the kernel).
-  struct UpdateOperands {
-    float a[kItems], b[kItems];
-  };
-
-  // Operands of k = kk of the slice in `stage` (encoded in the previous iteration). Lines
-  // past the last column load from a valid address a product nobody reads.
-  __device__ __forceinline__ static void load_update_operands(UpdateOperands& u, float* smem,
-                                                              const float* As_s,
-                                                              const float* Bs_s, int stage,
-                                                              int kk) {
-    const float* s = sums(smem) + stage * kSums;
+  // ck[q] = the checksum of line tid + q * kThreads: its groups' partials added in group
+  // order. After a block barrier that follows the last update phase.
+  __device__ __forceinline__ static void line_checksums(const float* smem, float (&ck)[kItems]) {
+    const float* part = smem + kPartialsOffset;  // (thread, 8): row quad, then column quad
 #pragma unroll
     for (int q = 0; q < kItems; ++q) {
       const int line = threadIdx.x + q * kThreads;
-      const int col = min(line - MTB, NTB - 1);
-      if ((q + 1) * kThreads <= MTB) {  // all rows
-        u.a[q] = As_s[kk * Cfg::kLdAs + line];
-        u.b[q] = s[KTB + kk];
-      } else if (q * kThreads >= MTB) {  // all columns
-        u.a[q] = s[kk];
-        u.b[q] = Bs_s[kk * Cfg::kLdBs + col];
-      } else {  // rows and columns in one item: pick the operands, not the code path
-        const bool row = line < MTB;
-        u.a[q] = row ? As_s[kk * Cfg::kLdAs + line] : s[kk];
-        u.b[q] = row ? s[KTB + kk] : Bs_s[kk * Cfg::kLdBs + max(col, 0)];
-      }
-    }
-  }
-  __device__ __forceinline__ static void apply_update(float (&ck)[kItems],
-                                                      const UpdateOperands& u) {
+      float s = 0.0f;
+      if (line < MTB) {
 #pragma unroll
-    for (int q = 0; q < kItems; ++q) ck[q] = fmaf(u.a[q], u.b[q], ck[q]);
-  }
-
-  // Zeroes the operands and sums of `stage`, which the first iteration's update reads
-  // as its "previous slice". All threads call; the caller's next barrier publishes it.
-  __device__ static void clear_update_stage(float* smem, int stage) {
-    float* a = smem + stage * kStageFloatsA;
-    float* b = smem + kStages * kStageFloatsA + stage * kStageFloatsB;
-    float* s = sums(smem) + stage * kSums;
-    for (int e = threadIdx.x; e < kStageFloatsA; e += kThreads) a[e] = 0.0f;
-    for (int e = threadIdx.x; e < kStageFloatsB; e += kThreads) b[e] = 0.0f;
-    for (int e = threadIdx.x; e < kSums; e += kThreads) s[e] = 0.0f;
+        for (int g = 0; g < kRowGroups; ++g) s += part[(g * kRowQuads + line / 4) * 8 + line % 4];
+      } else if (line < kLines) {
+        const int c = line - MTB;
+#pragma unroll
+        for (int g = 0; g < kColGroups; ++g)
+          s += part[(g * kColQuads + c / 4) * 8 + 4 + c % 4];
+      }
+      ck[q] = s;
+    }
   }
 
   // ---- fault injection -------------------------------------------------------------------
@@ -288,10 +251,26 @@ struct FtBlock {
     });
   }
 
+  // One past the first K tile >= from after which an injected fault fires (num_k_tiles when
+  // none): where the kernel's run of slices stops to inject.
+  __device__ static int64_t next_fault_stop(const abft::FtParams& ft, int64_t from,
+                                            int64_t num_k_tiles) {
+    int64_t stop = num_k_tiles;
+    for (int f = 0; f < ft.num_faults; ++f) {
+      const int64_t step = ft.faults[f].k_step;
+      if (step < 0) continue;
+      const int64_t at = step < num_k_tiles ? step : num_k_tiles - 1;
+      if (at >= from) stop = min(stop, at + 1);
+    }
+    return stop;
+  }
+
   // Applies the faults of this launch that fire after K tile kt (or, kt < 0, those of the
-  // epilogue are handled by the epilogue itself) to this thread's accumulators and
-  // checksums. Called only when the launch has faults: costs nothing otherwise.
-  __device__ __noinline__ static void inject(float (&acc)[MT][NT], float (&ck)[kItems],
+  // epilogue are handled by the epilogue itself) to this thread's accumulators and partial
+  // checksums (a checksum fault hits the partial of the line's first group, owned by thread
+  // line / 4, as it stands: the update phases lag the K loop by up to kPhase slices). Called
+  // only when the launch has faults: costs nothing otherwise.
+  __device__ __noinline__ static void inject(float (&acc)[MT][NT], float* smem,
                                              const abft::FtParams& ft, int64_t kt,
                                              int64_t num_k_tiles, FragmentMap fm, TileSpan t) {
     for (int f = 0; f < ft.num_faults; ++f) {
@@ -304,12 +283,11 @@ struct FtBlock {
       if (fs.target == abft::kTargetAccumulator) {
         apply_fault_at(acc, fm, r, c, fs);
       } else {
-        const int line = fs.target == abft::kTargetRowChecksum ? static_cast<int>(r)
-                                                                : MTB + static_cast<int>(c);
-#pragma unroll
-        for (int q = 0; q < kItems; ++q)
-          if (threadIdx.x + q * kThreads == line)
-            ck[q] = abft::apply_fault(ck[q], fs.kind, fs.bit, fs.value);
+        const bool row = fs.target == abft::kTargetRowChecksum;
+        const int line = static_cast<int>(row ? r : c);
+        if (static_cast<int>(threadIdx.x) != line / 4) continue;
+        float* quad = reinterpret_cast<float*>(partials(smem)) + (row ? 0 : 4);
+        quad[line % 4] = abft::apply_fault(quad[line % 4], fs.kind, fs.bit, fs.value);
       }
     }
   }

@@ -1,6 +1,6 @@
 // SIMT SGEMM with fused, online ABFT at thread-block level (Wu et al., ICS'23): the main loop
-// of sgemm_kernel.cuh with the checksum encode and update of ft_block.cuh in each K slice,
-// tile checks (with in-place repair or recompute) and a checked epilogue.
+// of sgemm_kernel.cuh on a ring of stages, with the checksum update phases of ft_block.cuh
+// between its slices, tile checks (with in-place repair or recompute) and a checked epilogue.
 #pragma once
 
 #include <cstdint>
@@ -41,21 +41,26 @@ struct LineCopy {
   }
 };
 
-// The SIMT kernel with fused block-level checksums (ft_block.cuh): three shared-memory
-// stages, checks between K chunks and after the K loop, a checked epilogue, no split-K.
-template <class Cfg, bool kTransA, bool kTransB>
+// The SIMT kernel with fused block-level checksums (ft_block.cuh): the plain kernel's main
+// loop on a ring of kRing stages, paused every kPhase slices for an update phase; checks
+// between K chunks and after the K loop, a checked epilogue, no split-K. The operand sums
+// come from launch_ft_operand_sums. kInject: the instance for calls with faults to inject
+// (the injection's call inside the slice loop changes how the compiler allocates the
+// accumulators, measured: FFMAs no longer accumulating in place, so clean calls run an
+// instance without it).
+template <class Cfg, bool kTransA, bool kTransB, bool kInject>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     sgemm_simt_ft_kernel(const __grid_constant__ GemmParams<float> p) {
   constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
   constexpr int MW = Cfg::kMW, NW = Cfg::kNW, MT = Cfg::kMT, NT = Cfg::kNT;
   constexpr int LDA_S = Cfg::kLdAs, LDB_S = Cfg::kLdBs;
   constexpr int kFragM = MT / 4, kFragN = NT / 4;  // 4x4 blocks per thread along M, N
-  constexpr int kStages = 3;  // see ft_block.cuh
   using Ft = FtBlock<Cfg, kTransA, kTransB>;
+  constexpr int kRing = Ft::kRing, kRingMask = kRing - 1;
 
   extern __shared__ __align__(16) float smem[];
-  float* As = smem;                          // (kStages, KTB, LDA_S): op(A) slice, k-major
-  float* Bs = smem + kStages * KTB * LDA_S;  // (kStages, KTB, LDB_S): op(B) slice, k-major
+  float* As = smem;                        // (kRing, KTB, LDA_S): op(A) slices, k-major
+  float* Bs = smem + kRing * KTB * LDA_S;  // (kRing, KTB, LDB_S): op(B) slices, k-major
 
   int tm, tn;
   tile_coords(p.tiles_m, p.tiles_n, tm, tn);
@@ -78,14 +83,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   const TileSpan span{m0, n0, k_begin, k_end, rows_left, cols_left};
 
   const float alpha = read_scalar(p.alpha);
-  float acc[MT][NT];                     // (MT, NT) this thread's C fragment
-  constexpr int kCk = Ft::kItems;
-  float ck[kCk];                         // checksums of this thread's tile lines
-  // A check on copies (see RegisterCopy) against checksums `lines`; true: the tile must be
+  float acc[MT][NT];  // (MT, NT) this thread's C fragment
+  // A check on copies (see RegisterCopy) after k_tiles K tiles, once every slice before is in
+  // the partial checksums and a block barrier has published them; true: the tile must be
   // computed again.
-  auto check_needs_recompute = [&](const float (&lines)[kCk], int64_t k_tiles, int attempt) {
+  auto check_needs_recompute = [&](int64_t k_tiles, int attempt) {
+    float lines[Ft::kItems];
+    Ft::line_checksums(smem, lines);
     RegisterCopy<MT, NT> copy(acc);
-    const LineCopy<kCk> ck_copy(lines);
+    const LineCopy<Ft::kItems> ck_copy(lines);
     const abft::Verdict v = Ft::check(copy.v, ck_copy.v, smem, p, fmap, span, k_tiles, attempt);
     copy.copy_to(acc);
     return v == abft::Verdict::kRecompute && p.ft.mode == abft::FtMode::kCorrect && attempt == 0;
@@ -102,8 +108,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     for (int i = 0; i < MT; ++i)
 #pragma unroll
       for (int j = 0; j < NT; ++j) acc[i][j] = 0.0f;
-#pragma unroll
-    for (int q = 0; q < kCk; ++q) ck[q] = 0.0f;
+    Ft::clear_partials(smem);
 
     if (num_k_tiles > 0) {
       // op(A)(i, kk) lives at A[i + kk*lda] (N) or A[kk + i*lda] (T).
@@ -125,10 +130,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
           b_loader.load(rows_left_b, k_left, p.b_vec);
         }
       };
+      // The operand sums of the first update phase.
+      typename Ft::PhaseSums phase_sums(p.ft, tm, tn, k_begin);
+      phase_sums.load(0, num_k_tiles);
+      phase_sums.store(smem, 0);
       load_slice(0);
       a_loader.store(As);
       b_loader.store(Bs);
-      Ft::clear_update_stage(smem, kStages - 1);  // the first iteration's "previous slice"
       __syncthreads();
 
       constexpr int kBufs = Cfg::kFragBuffers;
@@ -143,10 +151,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
           frag_b[0][f] = *reinterpret_cast<const float4*>(Bs + frag_col0 + f * kFragColStride);
       }
 
-      int stage = 0, prev_stage = kStages - 1;
-      typename Ft::EncodeState enc;
-      // The operands of the update's k = kk - 1, loaded a step ago, not yet in ck.
-      typename Ft::UpdateOperands pending;
+      int stage = 0, phase_buf = 0;
+      int64_t phase_first = 0;  // the first slice not yet in the partial checksums
       // Checks between chunks of verify_interval slices: a call inside the hot loop made the
       // compiler wait for the next slice's global loads before the first FFMA (measured:
       // +80% time).
@@ -155,25 +161,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
            chunk_end = min(chunk_end + chunk, num_k_tiles)) {
         for (; kt < chunk_end; ++kt) {
           const bool has_next = kt + 1 < num_k_tiles;
-          const int next_stage = stage + 1 == kStages ? 0 : stage + 1;
-          const float* As_cur = As + stage * KTB * LDA_S;
-          const float* Bs_cur = Bs + stage * KTB * LDB_S;
-          const float* As_prev = As + prev_stage * KTB * LDA_S;
-          const float* Bs_prev = Bs + prev_stage * KTB * LDB_S;
+          const int next_stage = (stage + 1) & kRingMask;
           if (has_next) {
             a_loader.advance(p.lda);
             b_loader.advance(p.ldb);
             load_slice(kt + 1);
           }
+          if (kt - phase_first == Ft::kPhase) {
+            // The update phase of the kPhase slices before this one, while the next slice
+            // loads (here rather than at the end of an iteration, where the compiler then
+            // moved the last step's FFMAs ahead of the barrier instead of behind it).
+            Ft::update_phase(smem, static_cast<int>(phase_first) & kRingMask, Ft::kPhase,
+                             phase_buf, phase_sums, kt, num_k_tiles);
+            phase_buf ^= 1;
+            phase_first = kt;
+          }
+          const float* As_cur = As + stage * KTB * LDA_S;
+          const float* Bs_cur = Bs + stage * KTB * LDB_S;
 #pragma unroll
           for (int kk = 0; kk < KTB; ++kk) {
             const int cur = kBufs == 2 ? (kk & 1) : 0, nxt = kBufs == 2 ? (cur ^ 1) : 0;
-            // FT, spread over the steps and ahead of the barrier below (ft_block.cuh): the
-            // product loaded a step ago, the operands of k = kk of the previous slice, one
-            // link of this slice's encode.
-            if (kk > 0) Ft::apply_update(ck, pending);
-            Ft::load_update_operands(pending, smem, As_prev, Bs_prev, prev_stage, kk);
-            if constexpr (Ft::kSpreadEncode) Ft::encode_step(enc, smem, As_cur, Bs_cur, stage, kk);
             if constexpr (kBufs == 1) {
               // One fragment buffer: this step's fragments, read just before use (the
               // compiler hoists them as far as registers allow).
@@ -195,8 +202,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
                 frag_b[nxt][f] = *reinterpret_cast<const float4*>(
                     Bs_cur + (kk + 1) * LDB_S + frag_col0 + f * kFragColStride);
             } else if (has_next) {
-              // The next stage was last read before the previous barrier: refill it, then
-              // fetch the first fragments of the next slice while this one finishes.
+              // The next ring stage was last read by an update phase before the previous
+              // barrier: fill it, then fetch the first fragments of the next slice while this
+              // one finishes.
               float* As_nxt = As + next_stage * KTB * LDA_S;
               float* Bs_nxt = Bs + next_stage * KTB * LDB_S;
               a_loader.store(As_nxt);
@@ -211,66 +219,44 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
                 frag_b[nxt][f] =
                     *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
             }
-#pragma unroll
-            for (int fi = 0; fi < kFragM; ++fi) {
-              const float a[4] = {frag_a[cur][fi].x, frag_a[cur][fi].y, frag_a[cur][fi].z,
-                                  frag_a[cur][fi].w};
-#pragma unroll
-              for (int fj = 0; fj < kFragN; ++fj) {
-                const float b[4] = {frag_b[cur][fj].x, frag_b[cur][fj].y, frag_b[cur][fj].z,
-                                    frag_b[cur][fj].w};
-#pragma unroll
-                for (int i = 0; i < 4; ++i)
-#pragma unroll
-                  for (int j = 0; j < 4; ++j)
-                    acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
-              }
-            }
-            if constexpr (!Ft::kSpreadEncode) {
-              // The whole encode after the first step's FFMAs.
-              if (kk == 0) Ft::encode(smem, As_cur, Bs_cur, stage);
-            }
+            fma_fragments(acc, frag_a[cur], frag_b[cur]);
             if constexpr (kBufs == 1) {
               if (kk == KTB - 1 && has_next) {
-                // The next stage was last read before the previous barrier.
                 a_loader.store(As + next_stage * KTB * LDA_S);
                 b_loader.store(Bs + next_stage * KTB * LDB_S);
                 __syncthreads();
               }
             }
           }
-          // The last k's product after the last step's FFMAs, not across the loop's back edge
-          // (measured: the compiler then copied the operands there, waiting for the loads).
-          Ft::apply_update(ck, pending);
-          if (p.ft.num_faults > 0 && attempt == 0) {
-            RegisterCopy<MT, NT> copy(acc);
-            LineCopy<kCk> ck_copy(ck);
-            Ft::inject(copy.v, ck_copy.v, p.ft, kt, num_k_tiles, fmap, span);
-            copy.copy_to(acc);
-            ck_copy.copy_to(ck);
+          if constexpr (kInject) {
+            if (attempt == 0) {
+              RegisterCopy<MT, NT> copy(acc);
+              Ft::inject(copy.v, smem, p.ft, kt, num_k_tiles, fmap, span);
+              copy.copy_to(acc);
+            }
           }
-          prev_stage = stage;
           stage = next_stage;
         }
+        // The update phase of the slices not yet in the checksums (all published by the
+        // barriers of the slices before them; the last slice of all has none, and the sums
+        // stored by the phase before may have had none since).
+        __syncthreads();
+        Ft::update_phase(smem, static_cast<int>(phase_first) & kRingMask,
+                         static_cast<int>(kt - phase_first), phase_buf, phase_sums, kt,
+                         num_k_tiles);
+        phase_buf ^= 1;
+        phase_first = kt;
         if (kt < num_k_tiles) {
-          // A chunk boundary: check against the checksums brought up to date in a copy (the
-          // next iteration's steps still add the last slice to ck itself).
-          float ck_now[kCk];
-#pragma unroll
-          for (int q = 0; q < kCk; ++q) ck_now[q] = ck[q];
-          Ft::update(ck_now, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                     prev_stage);
-          if (check_needs_recompute(ck_now, kt, attempt)) {
-            recompute = true;
+          __syncthreads();  // every partial is up to date
+          if (check_needs_recompute(kt, attempt)) {
+            recompute = true;  // a chunk boundary
             break;
           }
         }
       }
       if (!recompute) {
-        __syncthreads();  // the last slice's sums are written
-        Ft::update(ck, smem, As + prev_stage * KTB * LDA_S, Bs + prev_stage * KTB * LDB_S,
-                   prev_stage);
-        recompute = check_needs_recompute(ck, num_k_tiles, attempt);
+        __syncthreads();  // every partial is up to date
+        recompute = check_needs_recompute(num_k_tiles, attempt);
       }
     }
     if (!recompute) break;
