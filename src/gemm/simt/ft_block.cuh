@@ -560,10 +560,13 @@ struct FtBlock {
 
   // Checks the accumulators after k_tiles K tiles. kCorrectOne is repaired here (CORRECT
   // mode); kRecompute is left to the caller. Statistics are counted here. All threads call.
-  __device__ __noinline__ static abft::Verdict check(float (&acc)[MT][NT],
-                                                      const float (&ck)[kItems], float* smem,
-                                                      const GemmParams<float>& p, FragmentMap fm,
-                                                      TileSpan t, int64_t k_tiles, int attempt) {
+  // Inlined after the K loop (a call would take the accumulators through a stack copy);
+  // check_call is the out-of-line form for the checks between K chunks, inside the loop.
+  __device__ __forceinline__ static abft::Verdict check(float (&acc)[MT][NT],
+                                                         const float (&ck)[kItems], float* smem,
+                                                         const GemmParams<float>& p,
+                                                         FragmentMap fm, TileSpan t,
+                                                         int64_t k_tiles, int attempt) {
     const int tid = threadIdx.x;
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
@@ -653,6 +656,14 @@ struct FtBlock {
     return v;
   }
 
+  __device__ __noinline__ static abft::Verdict check_call(float (&acc)[MT][NT],
+                                                           const float (&ck)[kItems], float* smem,
+                                                           const GemmParams<float>& p,
+                                                           FragmentMap fm, TileSpan t,
+                                                           int64_t k_tiles, int attempt) {
+    return check(acc, ck, smem, p, fm, t, k_tiles, attempt);
+  }
+
   // ---- epilogue ----------------------------------------------------------------------------
 
   // Stores and loads of C that the compiler keeps in program order and never forwards or
@@ -685,8 +696,9 @@ struct FtBlock {
   // bad line (CORRECT mode) recomputes every out value from acc and the old C (read once into
   // registers). After the store each thread reads its elements back (all loads in flight at
   // once) and, if any differs from what it meant to store, stores its fragment again. All
-  // threads call.
-  __device__ __noinline__ static void epilogue(const float (&acc)[MT][NT], float* smem,
+  // threads call. Inlined at the kernel's end, where the main loop's registers are free: a
+  // call would take the accumulators through a stack copy.
+  __device__ __forceinline__ static void epilogue(const float (&acc)[MT][NT], float* smem,
                                                const GemmParams<float>& p, FragmentMap fm,
                                                TileSpan t, float alpha, float beta) {
     const int tid = threadIdx.x;

@@ -84,17 +84,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
 
   const float alpha = read_scalar(p.alpha);
   float acc[MT][NT];  // (MT, NT) this thread's C fragment
-  // A check on copies (see RegisterCopy) after k_tiles K tiles, once every slice before is in
-  // the partial checksums and a block barrier has published them; true: the tile must be
-  // computed again.
-  auto check_needs_recompute = [&](int64_t k_tiles, int attempt) {
+  // A check after k_tiles K tiles, once every slice before is in the partial checksums and a
+  // block barrier has published them; true: the tile must be computed again. Between K
+  // chunks the check is a call on copies (see RegisterCopy), after the K loop it is inline.
+  auto needs_recompute = [&](abft::Verdict v, int attempt) {
+    return v == abft::Verdict::kRecompute && p.ft.mode == abft::FtMode::kCorrect && attempt == 0;
+  };
+  auto chunk_check_needs_recompute = [&](int64_t k_tiles, int attempt) {
     float lines[Ft::kItems];
     Ft::line_checksums(smem, lines);
     RegisterCopy<MT, NT> copy(acc);
     const LineCopy<Ft::kItems> ck_copy(lines);
-    const abft::Verdict v = Ft::check(copy.v, ck_copy.v, smem, p, fmap, span, k_tiles, attempt);
+    const abft::Verdict v =
+        Ft::check_call(copy.v, ck_copy.v, smem, p, fmap, span, k_tiles, attempt);
     copy.copy_to(acc);
-    return v == abft::Verdict::kRecompute && p.ft.mode == abft::FtMode::kCorrect && attempt == 0;
+    return needs_recompute(v, attempt);
+  };
+  auto final_check_needs_recompute = [&](int64_t k_tiles, int attempt) {
+    float lines[Ft::kItems];
+    Ft::line_checksums(smem, lines);
+    return needs_recompute(Ft::check(acc, lines, smem, p, fmap, span, k_tiles, attempt), attempt);
   };
 
   // alpha = 0 (possible here only in device pointer mode) must not read A or B.
@@ -248,7 +257,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
         phase_first = kt;
         if (kt < num_k_tiles) {
           __syncthreads();  // every partial is up to date
-          if (check_needs_recompute(kt, attempt)) {
+          if (chunk_check_needs_recompute(kt, attempt)) {
             recompute = true;  // a chunk boundary
             break;
           }
@@ -256,15 +265,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       }
       if (!recompute) {
         __syncthreads();  // every partial is up to date
-        recompute = check_needs_recompute(num_k_tiles, attempt);
+        recompute = final_check_needs_recompute(num_k_tiles, attempt);
       }
     }
     if (!recompute) break;
   }
 
   // ---- epilogue ------------------------------------------------------------------------
-  const RegisterCopy<MT, NT> copy(acc);
-  Ft::epilogue(copy.v, smem, p, fmap, span, alpha, read_scalar(p.beta));
+  Ft::epilogue(acc, smem, p, fmap, span, alpha, read_scalar(p.beta));
 }
 
 }  // namespace aegis::gemm::simt
