@@ -16,8 +16,8 @@
 //   update: the tile's rows and columns in quads of 4 lines; thread t owns one row quad and
 //           one column quad and, of each slice, the k steps of its group (t / quads): one
 //           16-byte load of the quad's operands and one sum per k step, 4 FMAs. Its partial
-//           checksums wait in shared memory between phases, and the sums of the next phase's
-//           slices are copied from global memory (cp.async) while the K loop runs.
+//           checksums wait in shared memory between phases; each phase loads the next phase's
+//           operand sums from global memory and stores them when it ends.
 // A line's checksum is the sum of its groups' partials, in group order (line_checksums).
 //
 // A check compares each checksum with the sum of the accumulators of its line (line totals
@@ -106,9 +106,10 @@ struct FtBlock {
   // Indices into the misc words.
   enum { kBadRows = 0, kBadCols, kBadRow, kBadCol, kRowResidual, kColResidual, kRowBound, kColBound };
 
-  // Everything is static: the kernel keeps the checksums (ck[q]: line tid + q * kThreads)
-  // in its own registers, and the rarely run parts are out-of-line functions that get
-  // copies of the accumulators, so their code does not weigh on the main loop's registers.
+  // Everything is static: the checksum partials live in shared memory, the accumulators in
+  // the kernel's registers; what runs inside the K loop rarely (fault injection, the checks
+  // between chunks) is out of line and gets copies of the accumulators, so that its code does
+  // not weigh on the main loop's registers.
   // kRedFloats
   __device__ __forceinline__ static float* red(float* smem) { return smem + kRedOffset; }
   // kMiscWords: counters and indices as int, residuals and bounds as float
@@ -249,20 +250,6 @@ struct FtBlock {
     at_element(fm, r, c, [&](int a, int b) {
       v[a][b] = abft::apply_fault(v[a][b], fs.kind, fs.bit, fs.value);
     });
-  }
-
-  // One past the first K tile >= from after which an injected fault fires (num_k_tiles when
-  // none): where the kernel's run of slices stops to inject.
-  __device__ static int64_t next_fault_stop(const abft::FtParams& ft, int64_t from,
-                                            int64_t num_k_tiles) {
-    int64_t stop = num_k_tiles;
-    for (int f = 0; f < ft.num_faults; ++f) {
-      const int64_t step = ft.faults[f].k_step;
-      if (step < 0) continue;
-      const int64_t at = step < num_k_tiles ? step : num_k_tiles - 1;
-      if (at >= from) stop = min(stop, at + 1);
-    }
-    return stop;
   }
 
   // Applies the faults of this launch that fire after K tile kt (or, kt < 0, those of the
@@ -699,8 +686,8 @@ struct FtBlock {
   // threads call. Inlined at the kernel's end, where the main loop's registers are free: a
   // call would take the accumulators through a stack copy.
   __device__ __forceinline__ static void epilogue(const float (&acc)[MT][NT], float* smem,
-                                               const GemmParams<float>& p, FragmentMap fm,
-                                               TileSpan t, float alpha, float beta) {
+                                                  const GemmParams<float>& p, FragmentMap fm,
+                                                  TileSpan t, float alpha, float beta) {
     const int tid = threadIdx.x;
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
