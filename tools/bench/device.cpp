@@ -39,6 +39,11 @@ int64_t rotation_set_count(int64_t bytes_per_set, int64_t l2_bytes) {
   return (sets_spanning_l2 > 1 ? sets_spanning_l2 : 1) + 1;
 }
 
+int64_t blas2_rotation_set_count(int64_t bytes_per_set, int64_t l2_bytes) {
+  const int64_t sets = rotation_set_count(bytes_per_set, l2_bytes);
+  return sets > 4 ? sets : 4;
+}
+
 DeviceArena::DeviceArena(size_t bytes) : capacity_(bytes) {
   cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&base_), bytes);
   if (err != cudaSuccess) {

@@ -28,6 +28,13 @@ DeviceInfo require_device();
 // L2: enough sets to span twice the L2, plus one.
 int64_t rotation_set_count(int64_t bytes_per_set, int64_t l2_bytes);
 
+// Level 2: at least four sets as well, so that no call reads a matrix one of the three
+// calls before it read (whatever of it a cache or translation structure still holds). With
+// one set, timings of new buffers looked better than with two or four (dgemv T, n = 8192:
+// 125 vs 128-141 us); most of that was the new-buffer slowdown that condition_on_stream
+// (event_timer.h) now runs off before timing.
+int64_t blas2_rotation_set_count(int64_t bytes_per_set, int64_t l2_bytes);
+
 // One cudaMalloc carved into 256-byte aligned pieces and freed as a whole, so that each
 // benchmark case releases everything it took before the next case allocates.
 class DeviceArena {

@@ -51,4 +51,23 @@ TimingStats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
   return stats;
 }
 
+void condition_on_stream(cudaStream_t stream, double min_ms, int max_calls,
+                         const std::function<void(int64_t)>& enqueue) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  AEGIS_BENCH_CHECK_CUDA(cudaEventCreate(&start));
+  AEGIS_BENCH_CHECK_CUDA(cudaEventCreate(&stop));
+  AEGIS_BENCH_CHECK_CUDA(cudaEventRecord(start, stream));
+  int64_t calls = 0;
+  float elapsed_ms = 0;
+  // Batches that double in size, so short calls do not pay one synchronization each.
+  for (int64_t batch = 4; calls < max_calls && elapsed_ms < min_ms; batch *= 2) {
+    for (int64_t i = 0; i < batch && calls < max_calls; ++i) enqueue(calls++);
+    AEGIS_BENCH_CHECK_CUDA(cudaEventRecord(stop, stream));
+    AEGIS_BENCH_CHECK_CUDA(cudaEventSynchronize(stop));
+    AEGIS_BENCH_CHECK_CUDA(cudaEventElapsedTime(&elapsed_ms, start, stop));
+  }
+  AEGIS_BENCH_CHECK_CUDA(cudaEventDestroy(start));
+  AEGIS_BENCH_CHECK_CUDA(cudaEventDestroy(stop));
+}
+
 }  // namespace aegis::bench

@@ -29,6 +29,14 @@ struct TimingStats {
 TimingStats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
                            const std::function<void(int64_t call_index)>& enqueue);
 
+// Calls `enqueue(i)` until at least `min_ms` of GPU time has passed (or `max_calls` calls),
+// untimed. For memory-bound calls on freshly filled buffers: on the H200 the first few
+// milliseconds of streaming over new buffers ran ~10 % slower, whichever library came
+// first (level 2, n = 8448-10112), far longer than a 3-call warm-up; conditioning before
+// the first library's timing removes that order bias.
+void condition_on_stream(cudaStream_t stream, double min_ms, int max_calls,
+                         const std::function<void(int64_t call_index)>& enqueue);
+
 }  // namespace aegis::bench
 
 #endif  // AEGIS_BENCH_EVENT_TIMER_H
