@@ -7,7 +7,7 @@
 //   gemv_t_kernel<T, NB, Q, VEC, CONJ>   op = T or C. A thread block owns NB columns, Q
 //       warps of NB / Q columns each; a warp reads its columns down the rows together
 //       (every lane one vector per column, so one load of x serves NB / Q columns) and
-//       reduces with shuffles. Y blocks split the rows.
+//       reduces with shuffles. Y blocks split the rows; the grid runs panel by panel.
 //
 // VEC: 16-byte loads (A - row_shift aligned, lda a multiple of the vector width); otherwise
 // the same thread layout with element loads. Vectors that cross the first or last row of
@@ -17,6 +17,8 @@
 // Partial sums of the Y blocks of one panel meet as Combine says: atomics, or an ordered
 // reduction by the last block to arrive (per-panel counter, left at zero again).
 #pragma once
+
+#include <algorithm>
 
 #include "blas2/blas2_common.cuh"
 
@@ -37,7 +39,7 @@ struct GemvParams {
   int64_t incy;
   Scalars<T> scalars;
   Combine combine;
-  T* partials;  // Ordered: gridDim.y rows of (m for N, n for T) partial sums
+  T* partials;  // Ordered: split rows of (m for N, n for T) partial sums
   unsigned* counters;
 };
 
@@ -165,14 +167,24 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int C = NB / Q;  // columns per warp
   const int lane = threadIdx.x, warp = threadIdx.y;
-  const int64_t col0 = int64_t(blockIdx.x) * NB + warp * C;
+  // Panel-major grid: the split chunks of one panel are consecutive blocks (blockIdx.x), the
+  // panels follow (blockIdx.y, then blockIdx.z past 65535 panels). The blocks resident at one
+  // time then read a band of neighbouring columns that moves through A. With the panels in
+  // x, every wave read a few rows of every column at once (all of A's pages together):
+  // dgemv T at n = 16384 ran at 91 % of the read bandwidth against 98 % now.
+  // (Read from the grid registers where used, not held across the loop: registers.)
+  auto panel = [] { return int64_t(blockIdx.y) + int64_t(blockIdx.z) * gridDim.y; };
+  const int split = int(gridDim.x);
+  if (panel() * NB >= p.n) return;  // the last z slice of panels may be partial
+  const int64_t col0 = panel() * NB + warp * C;
   // Rows of this block (relative to p.A, which may start row_shift rows early): a whole
   // number of warp-wide steps of kStep rows.
   const int64_t phys_rows = p.m + p.row_shift;
   constexpr int kStep = 32 * V;
   const int64_t steps = (phys_rows + kStep - 1) / kStep;
-  const int64_t steps_per = (steps + gridDim.y - 1) / gridDim.y;
-  const int64_t s0 = int64_t(blockIdx.y) * steps_per;
+  const int64_t steps_per = (steps + split - 1) / split;
+  const int64_t chunk = blockIdx.x;
+  const int64_t s0 = chunk * steps_per;
   const int64_t s1 = min(steps, s0 + steps_per);
   // Steps whose rows all lie in [0, m): [in0, in1) (the first step is partial when
   // row_shift > 0, the last when m + row_shift is not a multiple of kStep). Their loads
@@ -237,15 +249,15 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   const int64_t col = col0 + lane;
   const bool owner = lane < C && col < p.n;
   const T alpha = p.scalars.get_alpha();
-  if (p.combine == Combine::Direct || gridDim.y == 1) {
+  if (p.combine == Combine::Direct || split == 1) {
     if (owner) store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(), sum);
   } else if (p.combine == Combine::Atomic) {
     if (owner && !is_zero(alpha)) atomic_add(p.y + col * p.incy, mul(alpha, sum));
   } else {
-    if (owner) p.partials[int64_t(blockIdx.y) * p.n + col] = sum;
-    if (arrive_last(p.counters + blockIdx.x, gridDim.y) && owner)
+    if (owner) p.partials[chunk * p.n + col] = sum;
+    if (arrive_last(p.counters + panel(), unsigned(split)) && owner)
       store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(),
-                   ordered_sum(p.partials + col, p.n, int(gridDim.y)));
+                   ordered_sum(p.partials + col, p.n, int(split)));
   }
 }
 
@@ -313,7 +325,10 @@ struct GemvT {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;
     }
-    const dim3 grid(unsigned(panels(call)), unsigned(split));
+    // Panel-major (see the kernel): split chunks in x, panels in y and z.
+    const int64_t panel_count = panels(call);
+    const int64_t gy = std::min<int64_t>(panel_count, 65535);
+    const dim3 grid(unsigned(split), unsigned(gy), unsigned((panel_count + gy - 1) / gy));
     const dim3 block(32, Q);
     constexpr bool kComplex = ScalarTraits<T>::kComplex;
     if (call.vector_loads) {

@@ -1,7 +1,7 @@
 // SYMV/HEMV kernel template: y = alpha A x + beta y, A n x n symmetric (or Hermitian), only
 // the stored triangle read.
 //
-// The matrix is cut into NB x NB tiles; thread block (c, k) owns block column c and walks
+// The matrix is cut into NB x NB tiles; thread block (k, c) owns block column c and walks
 // S stored tiles of it (chunk k; S = the plan's y_split): for the lower triangle tiles
 // (c, c), (c+1, c), ..., for the upper (c, c), (c-1, c), ... Each off-diagonal tile A_rc
 // is read once and used twice: A_rc x_c goes to y_r (summed over the Q thread columns
@@ -32,7 +32,7 @@ struct SymvParams {
   int64_t n;
   bool upper;
   int tiles_per_block;  // S
-  int chunks_max;       // gridDim.y
+  int chunks_max;       // gridDim.x
   const T* x;
   int64_t incx;
   T* y;
@@ -69,9 +69,13 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   const int tx = threadIdx.x, ty = threadIdx.y, tid = tx + ty * TX;
   const int64_t np = p.n + p.row_shift;
   const int64_t nt = (np + NB - 1) / NB;
-  const int64_t c = blockIdx.x;
+  // Chunk-major grid (chunk k in x, block column c in y): the chunks of one block column are
+  // consecutive blocks, so the blocks resident at one time read a band of neighbouring
+  // block columns moving through A, not the first tiles of every block column at once (as
+  // the GEMV T kernel's grid; measured in docs/blas2.md, v5).
+  const int64_t c = blockIdx.y;
   const int64_t count = symv_tile_count(nt, c, p.upper);
-  const int64_t t_begin = int64_t(blockIdx.y) * p.tiles_per_block;
+  const int64_t t_begin = int64_t(blockIdx.x) * p.tiles_per_block;
   if (t_begin >= count) return;
   const int64_t t_end = min(count, t_begin + p.tiles_per_block);
   const T alpha = p.scalars.get_alpha();
@@ -252,7 +256,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       if (p.atomic) {
         if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
       } else {
-        p.col_parts[(c * p.chunks_max + blockIdx.y) * NB + tid] = s;
+        p.col_parts[(c * p.chunks_max + blockIdx.x) * NB + tid] = s;
       }
     }
   }
@@ -347,7 +351,8 @@ struct SymvFamily {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;
     }
-    const dim3 grid(unsigned(nt), unsigned(p.chunks_max));
+    if (nt > 65535) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
+    const dim3 grid(unsigned(p.chunks_max), unsigned(nt));
     const dim3 block(NB / kVecWidth<T>, Q);
     if (call.vector_loads)
       symv_kernel<T, NB, Q, true, HERM><<<grid, block, 0, plan.stream>>>(p);

@@ -527,6 +527,28 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   aegisSetBlas2Override(this->h_, nullptr, 0);
 }
 
+TYPED_TEST(Blas2Gemv, GemvTMorePanelsThanOneGridDimension) {
+  // GEMV T/C launches its column panels along grid y and z: more than 65535 panels (short,
+  // very wide A) must use the z slices, the last one partial. Deterministic mode falls back
+  // to one block per panel there (more panels than arrival counters); atomics keeps Y = 3.
+  constexpr char letter = precision_letter<TypeParam>();
+  size_t index = 0;
+  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
+    const std::string name = aegisBlas2ConfigName(i);
+    if (name[0] != letter || name.find("gemv_t") == std::string::npos) continue;
+    const int64_t nb = std::stoll(name.substr(name.find("_nb") + 3));
+    const int64_t m = 3, n = 65535 * nb + 3 * nb + 5;
+    ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), 3), AEGIS_STATUS_SUCCESS);
+    const Blas2Kind kind = kIsComplex<TypeParam> && index % 2 == 1 ? Blas2Kind::GemvC : Blas2Kind::GemvT;
+    Blas2Case c = make_case<TypeParam>(kind, m, n, index);
+    c.ld_mode = int(index % 2);  // lda = 3 (element loads) or 8 (vector loads where they fit)
+    expect_forced_config_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index),
+                                         name + " m 3 n " + std::to_string(n));
+    ++index;
+  }
+  aegisSetBlas2Override(this->h_, nullptr, 0);
+}
+
 TYPED_TEST(Blas2Gemv, LargeSplitDeterministic) {
   // Sizes where dispatch splits the sums over many blocks (the ordered reduction at work).
   size_t index = 0;
