@@ -309,6 +309,17 @@ constexpr char precision_letter() {
                                         : 'z';
 }
 
+// The GEMV T/C configurations of this precision built into the library.
+template <typename T>
+std::vector<std::string> gemv_t_configs() {
+  std::vector<std::string> names;
+  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
+    const std::string name = aegisBlas2ConfigName(i);
+    if (name[0] == precision_letter<T>() && name.find("gemv_t") != std::string::npos) names.push_back(name);
+  }
+  return names;
+}
+
 // Sizes around the tile and panel sizes of every configuration (8..512), primes, 1:10 and
 // 10:1 aspects.
 const std::vector<std::pair<int64_t, int64_t>>& gemv_sizes() {
@@ -502,11 +513,8 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   // Every GEMV T/C configuration of this precision, columns long enough for many full row
   // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
   // (partial first step) and ragged ends, both modes.
-  constexpr char letter = precision_letter<TypeParam>();
   size_t index = 0;
-  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
-    const std::string name = aegisBlas2ConfigName(i);
-    if (name[0] != letter || name.find("gemv_t") == std::string::npos) continue;
+  for (const std::string& name : gemv_t_configs<TypeParam>()) {
     for (const auto& [m, n] : {std::pair<int64_t, int64_t>{4099, 37}, {1000, 300}, {129, 65}})
       for (int y : {1, 2, 5, 40, 0}) {
         ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
@@ -531,11 +539,8 @@ TYPED_TEST(Blas2Gemv, GemvTMorePanelsThanOneGridDimension) {
   // GEMV T/C launches its column panels along grid y and z: more than 65535 panels (short,
   // very wide A) must use the z slices, the last one partial. Deterministic mode falls back
   // to one block per panel there (more panels than arrival counters); atomics keeps Y = 3.
-  constexpr char letter = precision_letter<TypeParam>();
   size_t index = 0;
-  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
-    const std::string name = aegisBlas2ConfigName(i);
-    if (name[0] != letter || name.find("gemv_t") == std::string::npos) continue;
+  for (const std::string& name : gemv_t_configs<TypeParam>()) {
     const int64_t nb = std::stoll(name.substr(name.find("_nb") + 3));
     const int64_t m = 3, n = 65535 * nb + 3 * nb + 5;
     ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), 3), AEGIS_STATUS_SUCCESS);
