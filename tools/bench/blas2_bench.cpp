@@ -188,15 +188,11 @@ Options parse(const Invocation& invocation) {
     } else if (reader.is("--lda-pad")) {
       o.lda_pad = reader.integer(0);
     } else if (reader.is("--config")) {
-      const std::vector<std::string> parts = split(reader.text(), ':');
-      if (parts.empty() || parts[0].empty() || parts.size() > 2) reader.reject("expected NAME[:Y]");
-      o.config = parts[0];
-      if (parts.size() == 2) {
-        char* end = nullptr;
-        const long y = std::strtol(parts[1].c_str(), &end, 10);
-        if (parts[1].empty() || *end || y < 0 || y > 65535) reader.reject("bad Y '" + parts[1] + "'");
-        o.config_y = int(y);
-      }
+      const std::string text = reader.text();
+      int64_t y = 0;
+      if (!split_name_and_number(text, 65535, &o.config, &y) || o.config.empty())
+        reader.reject("expected NAME[:Y] with Y from 0 to 65535, not '" + text + "'");
+      o.config_y = int(y);
     } else {
       reader.reject_unknown();
     }

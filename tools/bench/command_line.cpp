@@ -36,6 +36,20 @@ std::vector<std::string> split(const std::string& text, char separator) {
   }
 }
 
+bool split_name_and_number(const std::string& text, int64_t max, std::string* name,
+                           int64_t* number) {
+  const size_t colon = text.find(':');
+  *name = text.substr(0, colon);
+  if (colon == std::string::npos) return true;
+  const std::string digits = text.substr(colon + 1);
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  const int64_t value = std::stoll(digits);
+  if (value > max) return false;
+  *number = value;
+  return true;
+}
+
 bool OptionReader::next() {
   if (position_ >= invocation_.args.size()) return false;
   const std::string& arg = invocation_.args[position_++];

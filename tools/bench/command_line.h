@@ -21,6 +21,11 @@ std::string join_command_line(int argc, char** argv);
 // Splits "a,b,c" at `separator`; empty pieces are kept so that callers can reject them.
 std::vector<std::string> split(const std::string& text, char separator);
 
+// "NAME" or "NAME:N" (a configuration and its split): the name into *name, N into *number
+// when given (left alone otherwise). False when N is not a decimal from 0 to max.
+bool split_name_and_number(const std::string& text, int64_t max, std::string* name,
+                           int64_t* number);
+
 // Walks one subcommand's options in order. Errors print one line naming the option and
 // exit with status 1, so a subcommand's parser reads as a plain if/else chain.
 class OptionReader {

@@ -215,18 +215,15 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
       ctype_given = ctype_given || !is_dtype;
     } else if (reader.is("--sgemm-config")) {
       const std::string text = reader.text();
-      const size_t colon = text.find(':');
-      options.sgemm_config = text.substr(0, colon);
+      int64_t max_split = options.sgemm_max_split;
+      const bool split_ok = split_name_and_number(text, 999, &options.sgemm_config, &max_split);
       if (!is_sgemm_config(options.sgemm_config))
         reader.reject("unknown SGEMM kernel '" + options.sgemm_config +
                       "' (aegisSgemmConfigName lists this build's)");
-      if (colon != std::string::npos) {
-        const std::string split = text.substr(colon + 1);
-        if (split.empty() || split.find_first_not_of("0123456789") != std::string::npos ||
-            split.size() > 3)
-          reader.reject("split-K limit '" + split + "' is not a number from 0 to 999");
-        options.sgemm_max_split = std::stoi(split);
-      }
+      if (!split_ok)
+        reader.reject("split-K limit '" + text.substr(text.find(':') + 1) +
+                      "' is not a number from 0 to 999");
+      options.sgemm_max_split = int(max_split);
     } else if (reader.is("--gemm-ex-config")) {
       options.gemm_ex_config = reader.text();
       if (!is_gemm_ex_config(options.gemm_ex_config))
