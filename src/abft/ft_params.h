@@ -51,11 +51,21 @@ struct FtParams {
   int64_t call;         // index of this FT call on the handle (for the records)
   FtDeviceStats* stats;
   FaultSpec faults[kMaxFaultsPerCall];
-  // Fused block level: per-tile operand sums formed before the GEMM
-  // (gemm/simt/ft_operand_sums.h), rows of sums_ld floats.
-  const float* a_sums;
-  const float* b_sums;
-  int64_t sums_ld;
+  // Fused block level: the reference checksums of every tile line, formed before the GEMM
+  // (gemm/simt/ft_checksums.h) in ck_pieces pieces of K, piece s covering the K elements
+  // [s * ck_k_per_piece, (s + 1) * ck_k_per_piece):
+  //   row_ck[s * m * tiles_n + i + tn * m] = sum_k op(A)(i, k) bsum_tn[k],
+  //   col_ck[s * n * tiles_m + j + tm * n] = sum_k asum_tm[k] op(B)(k, j),
+  // bsum_tn / asum_tm: op(B) summed over tile column tn, op(A) over tile row tm.
+  const float* row_ck;
+  const float* col_ck;
+  int ck_pieces;
+  int64_t ck_k_per_piece;
+  // Tiles to compute again: the fast kernel appends the tiles whose check could not locate
+  // their fault (CORRECT mode) and leaves them; a second launch (redo_pass) computes them.
+  int* redo_count;  // zeroed by the operand-sum pass of the call
+  int* redo_tiles;
+  int redo_pass;
 };
 
 #ifdef __CUDACC__

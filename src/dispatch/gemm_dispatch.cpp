@@ -7,7 +7,7 @@
 #include "common/errors.h"
 #include "common/scratch.h"
 #include "dispatch/tuning_table.h"
-#include "gemm/simt/ft_operand_sums.h"
+#include "gemm/simt/ft_checksums.h"
 #include "gemm/simt/gemm_params.h"
 
 namespace aegis::dispatch {
@@ -161,14 +161,15 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
                             h->workspace_bytes());
     } else {
       h->last_sgemm_kernel.append("_ftblock");
-      // The per-tile operand sums the fused checks start from, then the fused GEMM.
-      const size_t need = gemm::simt::ft_operand_sums_bytes(m, n, k, inst.mtb, inst.ntb);
-      void* sums = detail::call_scratch(h, need);
-      if (!sums)
+      // The reference checksums the fused checks compare with, then the fused GEMM.
+      const gemm::simt::FtChecksumPlan ck = gemm::simt::plan_ft_checksums(
+          m, n, k, inst, static_cast<int>(h->ft_verify_interval), h->sm_count);
+      void* scratch = detail::call_scratch(h, ck.bytes);
+      if (!scratch)
         return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, kRoutine,
-                            "cannot allocate %zu bytes for the operand checksums", need);
-      err = gemm::simt::launch_ft_operand_sums(p, trans_a, trans_b, inst.mtb, inst.ntb, sums,
-                                               h->stream);
+                            "cannot allocate %zu bytes for the reference checksums (%d pieces of K)",
+                            ck.bytes, ck.pieces);
+      err = gemm::simt::launch_ft_checksums(p, trans_a, trans_b, inst, ck, scratch, h->stream);
       if (err == cudaSuccess) err = inst.launch_ft[trans_a][trans_b](p, h->stream);
     }
     return detail::from_cuda(h, kRoutine, err);

@@ -7,7 +7,9 @@
 // One __syncthreads per k slice. Every shape is handled: partial tiles zero-fill their
 // loads and guard their stores; unaligned pointers or leading dimensions take scalar loads.
 // The fault-tolerant variant (sgemm_ft_kernel.cuh) shares the loaders and helpers here; its
-// main loop is its own so that this one compiles exactly as measured.
+// main loop is its own copy (accumulate_k_range) so that this one compiles exactly as
+// measured: routing this kernel through that function changed its register allocation and
+// cost 2 % on the squares (measured, docs/perf-notes.md FT-5).
 #pragma once
 
 #include <cstdint>
@@ -114,11 +116,10 @@ __device__ __forceinline__ int clamp_to_int(int64_t x) {
   return x < INT32_MAX ? static_cast<int>(x) : INT32_MAX;
 }
 
-// Maps a linear block index to (tile_m, tile_n), walking groups of kGroupM tile rows
-// column by column so that blocks resident together share A and B panels in L2.
-__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int& tm, int& tn) {
+// Maps a linear block index (blockIdx.x) to (tile_m, tile_n), walking groups of kGroupM tile
+// rows column by column so that blocks resident together share A and B panels in L2.
+__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int& tm, int& tn) {
   constexpr int kGroupM = 8;
-  const int tile = blockIdx.x;
   const int per_group = kGroupM * tiles_n;
   const int group = tile / per_group;
   const int first_m = group * kGroupM;
@@ -223,7 +224,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   float* Bs = smem + 2 * KTB * LDA_S;   // (2 stages, KTB, LDB_S): op(B) slice, k-major
 
   int tm, tn;
-  tile_coords(p.tiles_m, p.tiles_n, tm, tn);
+  tile_coords(blockIdx.x, p.tiles_m, p.tiles_n, tm, tn);
   const int64_t m0 = static_cast<int64_t>(tm) * MTB;
   const int64_t n0 = static_cast<int64_t>(tn) * NTB;
   const int64_t k_begin = static_cast<int64_t>(blockIdx.y) * p.k_per_split;

@@ -1,0 +1,46 @@
+// The reference checksums of the fused block-level FT-SGEMM (ft_block.cuh), formed before
+// the GEMM for every tile line at once:
+//   1. the operand sums (ft_operand_sums.h): asum of op(A) over each tile row, bsum of op(B)
+//      over each tile column, for every k;
+//   2. two narrow GEMMs through plain SIMT instances, each split into pieces of K:
+//        row_ck (m x tiles_n) = op(A) bsum^T,   col_ck (n x tiles_m) = op(B)^T asum^T,
+//      which FtParams describes. Their FLOPs are (1 / MTB + 1 / NTB) of the GEMM's.
+// With a verify interval the pieces are the interval's K chunks (a check after chunk c adds
+// piece c); without one they only spread the narrow GEMMs over the SMs (split-K without a
+// reduction: the final check adds them up).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "gemm/simt/gemm_params.h"
+#include "gemm/simt/sgemm_registry.h"
+
+namespace aegis::gemm::simt {
+
+struct FtChecksumPlan {
+  const SgemmInstance* row_gemm;  // forms row_ck (m x tiles_n)
+  const SgemmInstance* col_gemm;  // forms col_ck (n x tiles_m)
+  int pieces;
+  int64_t k_per_piece;
+  int64_t sums_ld;
+  // Bytes into the scratch: the operand sums, the reference checksums, the redo list.
+  size_t a_sums_offset, b_sums_offset, row_ck_offset, col_ck_offset, redo_offset;
+  size_t bytes;                                                       // scratch needed
+};
+
+// gemm: the FT GEMM's instance (its tile decides the lines); verify_interval in its K tiles
+// (0: one check at the end); sm_count: the device's SMs.
+FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmInstance& gemm,
+                                 int verify_interval, int sm_count);
+
+// Launches steps 1 and 2 on `stream` into `scratch` (plan.bytes, 256-byte aligned) and
+// points p.ft at the result. p carries the FT GEMM's operands, alpha (with alpha = 0 in
+// device pointer mode nothing is read) and tiles.
+cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b,
+                                const SgemmInstance& gemm, const FtChecksumPlan& plan,
+                                void* scratch, cudaStream_t stream);
+
+}  // namespace aegis::gemm::simt
