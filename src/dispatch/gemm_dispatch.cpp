@@ -152,13 +152,23 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
     cudaError_t err;
     if (h->ft_level == AEGIS_FT_LEVEL_NONFUSED) {
       h->last_sgemm_kernel.append("_ftnonfused");
+      // A workspace the user set is the budget; the handle's own grows into the call scratch
+      // when the checksums do not fit (128 x 128 tiles at n = 16384 need 40 MB).
+      const size_t need = abft::nonfused_workspace_bytes(m, n, inst.mtb, inst.ntb);
+      void* ws = h->workspace();
+      size_t ws_bytes = h->workspace_bytes();
+      if (!h->user_workspace && ws_bytes < need) {
+        ws = detail::call_scratch(h, need, &ws_bytes);
+        if (!ws)
+          return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, kRoutine,
+                              "cannot allocate %zu bytes for the non-fused checksums", need);
+      }
       err = abft::run_nonfused_sgemm(p, trans_a, trans_b, inst.launch[trans_a][trans_b], inst.mtb,
-                                     inst.ntb, h->workspace(), h->workspace_bytes(), h->stream);
+                                     inst.ntb, ws, ws_bytes, h->stream);
       if (err == cudaErrorMemoryAllocation)
         return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, kRoutine,
                             "the non-fused checksums need %zu bytes of workspace, the handle has %zu",
-                            abft::nonfused_workspace_bytes(m, n, inst.mtb, inst.ntb),
-                            h->workspace_bytes());
+                            need, ws_bytes);
     } else {
       h->last_sgemm_kernel.append("_ftblock");
       // The reference checksums the fused checks compare with, then the fused GEMM.
