@@ -58,10 +58,15 @@ GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams
   const bool overridden = !h.gemm_ex_override_config.empty() &&
                           h.gemm_ex_override_config == plan.instance->name;
   if (plan.split_k == 1 || overridden || p.k > kSmallTilesMaxK || !h.tuning) return plan;
-  const GemmExTuningRow* row = gemm_ex_row(*h.tuning, AEGIS_SHAPE_SMALL);
-  const gemm::tc::TcInstance* small = row ? gemm::tc::find_tc_instance(row->config) : nullptr;
-  if (!small || small == plan.instance || !runs_here(h, *small, p)) return plan;
-  if (split_for(h, *small, p) == 1) plan = {small, 1};
+  const GemmExTuningRow* row = gemm_ex_row(*h.tuning, gemm_shape_class(p.m, p.n, p.k));
+  const char* few_name = row ? row->few_tiles_config : nullptr;
+  if (!few_name) {
+    const GemmExTuningRow* small_row = gemm_ex_row(*h.tuning, AEGIS_SHAPE_SMALL);
+    few_name = small_row ? small_row->config : nullptr;
+  }
+  const gemm::tc::TcInstance* few = gemm::tc::find_tc_instance(few_name);
+  if (!few || few == plan.instance || !runs_here(h, *few, p)) return plan;
+  if (split_for(h, *few, p) == 1) plan = {few, 1};
   return plan;
 }
 

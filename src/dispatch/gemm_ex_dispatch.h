@@ -19,7 +19,8 @@ const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h, const gemm::tc::
 
 // The kernel and split-K factor for p: plan_gemm_ex's kernel, split as choose_split_k says;
 // except that when the tuning table's kernel would split a call with k <= kSmallTilesMaxK,
-// the small class's kernel (smaller tiles) runs it unsplit if its tiles fill the SMs.
+// the class's few-tiles kernel (its row's few_tiles_config, else the small class's kernel:
+// smaller tiles) runs it unsplit if its tiles fill the SMs.
 struct GemmExPlan {
   const gemm::tc::TcInstance* instance;  // nullptr: no tensor-core path on this device
   int split_k;

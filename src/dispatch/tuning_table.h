@@ -18,6 +18,10 @@ struct SgemmTuningRow {
 struct GemmExTuningRow {
   aegisShapeClass_t shape_class;
   const char* config;  // an instance name from src/gemm/tc/tc_registry.cpp
+  // The kernel for the class's calls with too few tiles to fill the GPU, where `config`
+  // would split a K of at most kSmallTilesMaxK (gemm_ex_dispatch.h); nullptr: the small
+  // class's kernel.
+  const char* few_tiles_config = nullptr;
 };
 
 struct TuningTable {

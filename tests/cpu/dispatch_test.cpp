@@ -268,6 +268,12 @@ TEST(TuningTable, GemmExRowsNameBuiltTensorCoreKernels) {
       ASSERT_NE(inst, nullptr) << row->config << " is not a tensor-core kernel of this build";
       EXPECT_TRUE(inst->needs.tma_operands)
           << row->config << ": the fallback is not a table choice, dispatch reaches it anyway";
+      if (row->few_tiles_config) {
+        const auto* few = aegis::gemm::tc::find_tc_instance(row->few_tiles_config);
+        ASSERT_NE(few, nullptr) << row->few_tiles_config
+                                << " is not a tensor-core kernel of this build";
+        EXPECT_TRUE(few->needs.tma_operands) << row->few_tiles_config;
+      }
     }
   }
   EXPECT_GT(find_tuning_table("NVIDIA H200")->gemm_ex_row_count, 0);

@@ -912,10 +912,11 @@ TEST_F(GemmExPlan, OverrideClearedFollowsTheTable) {
   aegis::detail::destroy_context(fresh);
 }
 
-// Below half a wave the table's kernel would split K; up to kSmallTilesMaxK the small
-// class's kernel runs the call unsplit instead, when its tiles fill the SMs. Deeper K keeps
-// the split, and an override is never replaced.
-TEST_F(GemmExPlan, FewTilesTakeTheSmallKernelInsteadOfSplittingShallowK) {
+// Below half a wave the table's kernel would split K; up to kSmallTilesMaxK the class's
+// few-tiles kernel (the small class's kernel where the row names none) runs the call
+// unsplit instead, when its tiles fill the SMs. Deeper K keeps the split, and an override
+// is never replaced.
+TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
   using aegis::dispatch::choose_split_k;
   using aegis::dispatch::gemm_shape_class;
   h_->tuning = aegis::dispatch::find_tuning_table("NVIDIA H200");  // the committed H200 table
@@ -936,15 +937,19 @@ TEST_F(GemmExPlan, FewTilesTakeTheSmallKernelInsteadOfSplittingShallowK) {
   for (const auto& s : shapes) {
     SCOPED_TRACE(testing::Message() << s[0] << "x" << s[1] << "x" << s[2]);
     const auto p = aligned_call(s[0], s[1], s[2]);
-    const auto* table = aegis::gemm::tc::find_tc_instance(
-        aegis::dispatch::gemm_ex_row(*h_->tuning, gemm_shape_class(s[0], s[1], s[2]))->config);
+    const auto* row = aegis::dispatch::gemm_ex_row(*h_->tuning, gemm_shape_class(s[0], s[1], s[2]));
+    ASSERT_NE(row, nullptr);
+    const auto* table = aegis::gemm::tc::find_tc_instance(row->config);
     ASSERT_NE(table, nullptr);
+    const auto* few =
+        row->few_tiles_config ? aegis::gemm::tc::find_tc_instance(row->few_tiles_config) : small;
+    ASSERT_NE(few, nullptr);
     const int table_split = split_of(*table, p);
     const auto plan = aegis::dispatch::plan_gemm_ex_call(*h_, p);
     ASSERT_NE(plan.instance, nullptr);
-    if (table_split > 1 && s[2] <= aegis::dispatch::kSmallTilesMaxK && table != small &&
-        split_of(*small, p) == 1) {
-      EXPECT_EQ(plan.instance, small);
+    if (table_split > 1 && s[2] <= aegis::dispatch::kSmallTilesMaxK && table != few &&
+        split_of(*few, p) == 1) {
+      EXPECT_EQ(plan.instance, few);
       EXPECT_EQ(plan.split_k, 1);
       ++rerouted;
     } else {

@@ -10,9 +10,12 @@
 // benchmark's check) before it is timed: a wrong kernel is never chosen, however fast.
 // Per class the winner has the smallest geometric mean of time / best time over the class's
 // problems (shapes x transposes) among the kernels that ran and passed on all of them.
-// Dispatch does not split K below kSmallTilesMaxK when the small class's kernel fills the
-// SMs unsplit (gemm_ex_dispatch.h): a kernel of another class that split such a problem is
-// scored with the time of the small class's winner there, which is what dispatch will run.
+// Dispatch does not split K below kSmallTilesMaxK when the class's few-tiles kernel fills
+// the SMs unsplit (gemm_ex_dispatch.h). So each class other than small first gets its
+// few-tiles kernel: the best, by the same score, of the kernels that ran unsplit on all of
+// the class's problems that some kernel split (k <= kSmallTilesMaxK); without such
+// problems the small class's winner serves. A kernel that split such a problem is then
+// scored with the few-tiles kernel's time there, which is what dispatch will run.
 #include "gemm_ex_tuner.h"
 
 #include <cublas_v2.h>
@@ -57,7 +60,7 @@ struct Measurement {
   Outcome outcome = Outcome::kRefused;
   std::string ran;        // kernel dispatch ran (another one where the candidate refused)
   int split = 0;          // its split-K factor
-  bool rerouted = false;  // scored with the small class's winner (dispatch runs that)
+  bool rerouted = false;  // scored with the few-tiles kernel's time (dispatch runs that)
   double max_err = kNaN;  // GemmCheck units, pass <= 2
   double median_ms = kNaN;
 };
@@ -179,11 +182,58 @@ void measure_problem(const Context& ctx, const std::vector<std::string>& candida
   AEGIS_BENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
 }
 
+// Candidates ranked over a set of problems: those timed on every one of them (and, with
+// unsplit_only, run unsplit on each), best first by the mean of log(time / best time on
+// that problem); ties keep the registry's order.
+struct Ranking {
+  std::vector<size_t> order;
+  std::vector<double> log_sum;        // per candidate: sum of log(time / best)
+  std::vector<double> log_vs_cublas;  // per candidate: sum of log(cuBLAS time / time)
+  int problems = 0, with_cublas = 0;
+
+  double geomean(size_t c) const { return std::exp(log_sum[c] / problems); }
+  double cublas_ratio(size_t c) const {
+    return with_cublas ? std::exp(log_vs_cublas[c] / with_cublas) : kNaN;
+  }
+};
+
+Ranking rank_candidates(const std::vector<const Problem*>& problems, size_t candidates,
+                        bool unsplit_only) {
+  Ranking r;
+  r.log_sum.assign(candidates, 0.0);
+  r.log_vs_cublas.assign(candidates, 0.0);
+  std::vector<bool> eligible(candidates, true);
+  for (const Problem* p : problems) {
+    ++r.problems;
+    double best = std::numeric_limits<double>::infinity();
+    for (const Measurement& m : p->candidates)
+      if (m.outcome == Outcome::kTimed && (!unsplit_only || m.split == 1))
+        best = std::min(best, m.median_ms);
+    const bool with_cublas = p->cublas.outcome == Outcome::kTimed;
+    r.with_cublas += with_cublas;
+    for (size_t c = 0; c < candidates; ++c) {
+      const Measurement& m = p->candidates[c];
+      if (m.outcome != Outcome::kTimed || (unsplit_only && m.split != 1)) {
+        eligible[c] = false;
+        continue;
+      }
+      r.log_sum[c] += std::log(m.median_ms / best);
+      if (with_cublas) r.log_vs_cublas[c] += std::log(p->cublas.median_ms / m.median_ms);
+    }
+  }
+  for (size_t c = 0; c < candidates; ++c)
+    if (eligible[c]) r.order.push_back(c);
+  std::stable_sort(r.order.begin(), r.order.end(), [&](size_t a, size_t b) {
+    return r.log_sum[a] < r.log_sum[b] - 1e-12;
+  });
+  return r;
+}
+
 void write_measurement_json(bench::JsonWriter& json, const Shape& s, const Measurement& m) {
   json.field("outcome", outcome_name(m.outcome))
       .field("ran", m.ran)
       .field("split_k", m.split)
-      .field("scored_as_small_class_kernel", m.rerouted)
+      .field("scored_as_few_tiles_kernel", m.rerouted)
       .field("max_err", m.max_err)
       .field("median_ms", m.median_ms)
       .field("gflops", gflops(s, m.median_ms));
@@ -278,52 +328,41 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
                      problem_text(p).c_str(), p.cublas.max_err);
     }
 
-    // What dispatch runs for a candidate that split K on a shallow-K problem (see the top).
-    for (Problem& p : problems) {
-      if (shape_class == AEGIS_SHAPE_SMALL || small_winner == candidates.size() ||
-          p.shape.k > kSmallTilesMaxK)
-        continue;
-      const Measurement& small = p.candidates[small_winner];
-      if (small.outcome != Outcome::kTimed || small.split > 1) continue;
-      for (Measurement& m : p.candidates)
-        if (m.outcome == Outcome::kTimed && m.split > 1) {
-          m.median_ms = small.median_ms;
-          m.rerouted = true;
-        }
-    }
-
-    // Score: mean over problems of log(time / best time on that problem), among the
-    // candidates timed on every problem of the class.
-    std::vector<double> score(candidates.size(), 0.0), vs_cublas(candidates.size(), 0.0);
-    std::vector<bool> eligible(candidates.size(), true);
-    int cublas_count = 0;
-    for (const Problem& p : problems) {
-      double best = std::numeric_limits<double>::infinity();
-      for (const Measurement& m : p.candidates)
-        if (m.outcome == Outcome::kTimed) best = std::min(best, m.median_ms);
-      const bool with_cublas = p.cublas.outcome == Outcome::kTimed;
-      cublas_count += with_cublas;
-      for (size_t c = 0; c < candidates.size(); ++c) {
-        const Measurement& m = p.candidates[c];
-        if (m.outcome != Outcome::kTimed) {
-          eligible[c] = false;
-          continue;
-        }
-        score[c] += std::log(m.median_ms / best);
-        if (with_cublas) vs_cublas[c] += std::log(p.cublas.median_ms / m.median_ms);
+    // The class's few-tiles kernel, and what dispatch runs for a candidate that split K on
+    // a shallow-K problem (see the top).
+    size_t few_winner = small_winner;
+    bool own_few_kernel = false;
+    if (shape_class != AEGIS_SHAPE_SMALL) {
+      std::vector<const Problem*> few_tiles;
+      for (const Problem& p : problems) {
+        bool some_split = false;
+        for (const Measurement& m : p.candidates)
+          some_split |= m.outcome == Outcome::kTimed && m.split > 1;
+        if (some_split && p.shape.k <= kSmallTilesMaxK) few_tiles.push_back(&p);
+      }
+      const Ranking few = rank_candidates(few_tiles, candidates.size(), /*unsplit_only=*/true);
+      if (!few_tiles.empty() && !few.order.empty()) {
+        few_winner = few.order[0];
+        own_few_kernel = true;
+      }
+      for (Problem& p : problems) {
+        if (few_winner == candidates.size() || p.shape.k > kSmallTilesMaxK) continue;
+        const Measurement& unsplit = p.candidates[few_winner];
+        if (unsplit.outcome != Outcome::kTimed || unsplit.split > 1) continue;
+        for (Measurement& m : p.candidates)
+          if (m.outcome == Outcome::kTimed && m.split > 1) {
+            m.median_ms = unsplit.median_ms;
+            m.rerouted = true;
+          }
       }
     }
-    std::vector<size_t> order;
-    for (size_t c = 0; c < candidates.size(); ++c)
-      if (eligible[c]) order.push_back(c);
-    // Ties keep the registry's order.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return score[a] < score[b] - 1e-12; });
-    const double n_problems = static_cast<double>(problems.size());
-    auto geomean = [&](size_t c) { return std::exp(score[c] / n_problems); };
-    auto cublas_ratio = [&](size_t c) {
-      return cublas_count ? std::exp(vs_cublas[c] / cublas_count) : kNaN;
-    };
+
+    std::vector<const Problem*> all;
+    for (const Problem& p : problems) all.push_back(&p);
+    const Ranking ranking = rank_candidates(all, candidates.size(), /*unsplit_only=*/false);
+    const std::vector<size_t>& order = ranking.order;
+    auto geomean = [&](size_t c) { return ranking.geomean(c); };
+    auto cublas_ratio = [&](size_t c) { return ranking.cublas_ratio(c); };
     const std::string row_class = "AEGIS_SHAPE_" + upper(cls);
     if (order.empty()) {
       ++classes_without_row;
@@ -340,7 +379,13 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
               : std::string("-");
       std::printf("%-8s %-36s %9.3f %9.3f   %s\n", cls.c_str(), candidates[win].c_str(),
                   geomean(win), cublas_ratio(win), runner_up.c_str());
-      rows += format_text("{%s, \"%s\"},\n", row_class.c_str(), candidates[win].c_str());
+      if (own_few_kernel) {
+        std::printf("%-8s %-36s (few tiles)\n", "", candidates[few_winner].c_str());
+        rows += format_text("{%s, \"%s\", \"%s\"},\n", row_class.c_str(),
+                            candidates[win].c_str(), candidates[few_winner].c_str());
+      } else {
+        rows += format_text("{%s, \"%s\"},\n", row_class.c_str(), candidates[win].c_str());
+      }
     }
 
     json.begin_object().field("class", cls);
@@ -350,6 +395,10 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
       json.field("config", candidates[order[0]])
           .field("geomean_vs_best", geomean(order[0]))
           .field("geomean_ratio_vs_cublas", cublas_ratio(order[0]));
+    if (own_few_kernel)
+      json.field("few_tiles_config", candidates[few_winner]);
+    else
+      json.key("few_tiles_config").null();
     json.key("problems").begin_array();
     for (const Problem& p : problems) {
       json.begin_object()
@@ -391,7 +440,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
                  "// kernels that ran and passed the FP64 check on all of them (%s, the "
                  "fallback,\n"
                  "// is not a candidate).\n"
-                 "// Row: {shape class, configuration}\n%s",
+                 "// Row: {shape class, configuration[, few-tiles configuration]}\n%s",
                  ctx.dev.name.c_str(), ctx.dev.sm_count, bench::utc_timestamp().c_str(),
                  opt.command.c_str(), kFallbackKernel, rows.c_str());
     std::fclose(f);

@@ -7,7 +7,7 @@ namespace aegis::gemm::sm90 {
 // BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns with wgmma
 // m64nBNk16.
 template <int BM, int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue,
-          int ClusterM, int CtasPerSm, bool SplitKAcrossConsumers = false>
+          int ClusterM, int ClusterN, int CtasPerSm, bool SplitKAcrossConsumers = false>
 struct Sm90Config {
   static constexpr int kBM = BM;
   static constexpr int kBN = BN;
@@ -24,6 +24,11 @@ struct Sm90Config {
   // CTAs per cluster along M: the ClusterM CTAs of a cluster compute vertically adjacent
   // tiles of the same columns, each loads 1/ClusterM of the shared B tile and multicasts it.
   static constexpr int kClusterM = ClusterM;
+  // CTAs per cluster along N: the ClusterN CTAs compute horizontally adjacent tiles of the
+  // same rows, each loads 1/ClusterN of the shared A tile and multicasts it (the tall shapes:
+  // a few tile columns over many rows).
+  static constexpr int kClusterN = ClusterN;
+  static constexpr int kClusterSize = ClusterM * ClusterN;
   // CTAs resident on one SM. Two CTAs of one consumer give the SM two independent wgmma
   // chains, and one CTA's epilogue overlaps the other's main loop: for 64 x 64 tiles that
   // measured 1.4-1.5x faster than one CTA on some shapes, slower on others
@@ -61,7 +66,9 @@ struct Sm90Config {
                 "register reallocation assumes one CTA owns the SM's registers");
   static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma tiles of 64, 128 or 256 columns");
-  static_assert(ClusterM == 1 || ClusterM == 2, "clusters of one or two CTAs");
+  static_assert((ClusterM == 1 || ClusterM == 2) && (ClusterN == 1 || ClusterN == 2) &&
+                    kClusterSize <= 2,
+                "clusters of one or two CTAs, along M or along N");
   static_assert(EagerRefill || Stages % 2 == 0, "lazy refill releases halves of the pipeline");
   static_assert(!SplitKAcrossConsumers || (BM == 64 && EagerRefill && CtasPerSm == 1),
                 "K split across consumers: one 64-row tile per CTA, stages handed back eagerly");

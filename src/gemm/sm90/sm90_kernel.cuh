@@ -19,10 +19,10 @@
 // memory (two named barriers: buffer full / free) and consumer 0 runs the epilogue. A small
 // tile then has two wgmma chains in flight instead of one.
 //
-// With clusters of two CTAs the unit of work is two vertically adjacent tiles: each CTA
-// loads half of their common B tile and multicasts it to both, so B crosses from L2 once
-// per pair (measured slower so far: docs/perf-notes.md, TC-1). Split-K adds the K slice to
-// the unit of work.
+// With clusters of two CTAs the unit of work is two adjacent tiles. Along M (ClusterM = 2)
+// they share their B tile: each CTA loads half of it and multicasts it to both, so B
+// crosses from L2 once per pair. Along N (ClusterN = 2) they share their A tile the same
+// way. Split-K adds the K slice to the unit of work.
 //
 // Operand layouts: column-major A (op N) is M-major in shared memory, A^T (op T) is K-major;
 // column-major B (op N) is K-major, B^T (op T) is N-major. K-major tiles arrive as one TMA
@@ -146,7 +146,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kStages = Cfg::kStages;
   constexpr int kBN = Cfg::kBN;
-  constexpr int kCluster = Cfg::kClusterM;
+  constexpr int kCluster = Cfg::kClusterSize;
+  constexpr int kClusterM = Cfg::kClusterM, kClusterN = Cfg::kClusterN;
   static_assert(kEpilogueSmemFloats * 4 <= Cfg::kEpilogueBytesPerConsumer &&
                     2 * kTmaStoreBufferBytes <= Cfg::kEpilogueBytesPerConsumer,
                 "epilogue staging does not fit its shared-memory slot");
@@ -184,10 +185,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     __syncthreads();
   }
 
-  // Work units: kCluster vertically adjacent tiles of the same columns, one per CTA of a
-  // cluster (a single tile without clusters), times the K slices.
-  const int unit_rows = (args.tiles_m + kCluster - 1) / kCluster;
-  const int units_per_slice = unit_rows * args.tiles_n;
+  // Work units: kClusterM x kClusterN adjacent tiles, one per CTA of a cluster (a single
+  // tile without clusters), times the K slices. This CTA's tile of unit (um, un):
+  const int unit_rows = (args.tiles_m + kClusterM - 1) / kClusterM;
+  const int unit_cols = (args.tiles_n + kClusterN - 1) / kClusterN;
+  const int units_per_slice = unit_rows * unit_cols;
+  const int rank_m = kClusterM > 1 ? static_cast<int>(rank) : 0;
+  const int rank_n = kClusterN > 1 ? static_cast<int>(rank) : 0;
   const int num_units = units_per_slice * args.split_k;
   const int first_unit = blockIdx.x / kCluster;
   const int unit_stride = gridDim.x / kCluster;
@@ -207,26 +211,46 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     int s = 0;
     uint32_t phase = 0;
     for (int u = first_unit; u < num_units; u += unit_stride) {
-      int um, tn, kt_first, k_tiles;
-      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, args.group_m, um, tn);
+      int um, un, kt_first, k_tiles;
+      tile_coords(u % units_per_slice, unit_rows, unit_cols, args.group_m, um, un);
       slice_of(u, kt_first, k_tiles);
-      const int m0 = (um * kCluster + static_cast<int>(rank)) * Cfg::kBM, n0 = tn * kBN;
+      const int m0 = (um * kClusterM + rank_m) * Cfg::kBM;
+      const int n0 = (un * kClusterN + rank_n) * kBN;
       int kt = Cfg::kStagger > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
       for (int i = 0; i < k_tiles; ++i) {
         mbar_wait(&empty[s], phase ^ 1);
         uint8_t* sa = smem + s * Cfg::kStageBytes;
         uint8_t* sb = sa + Cfg::kStageBytesA;
-        // This CTA's A tile and all of the B tile (its own part and the peers') land here.
+        // This CTA's A and B tiles land here, the shared one in parts from every CTA of
+        // the cluster.
         mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);
         const int k0 = (kt_first + kt) * Cfg::kBK;
-        if constexpr (TA) {
-          tma_load_2d(sa, &map_a, &full[s], k0, m0);
-        } else {
+        if constexpr (kClusterN == 1) {
+          if constexpr (TA) {
+            tma_load_2d(sa, &map_a, &full[s], k0, m0);
+          } else {
 #pragma unroll
-          for (int j = 0; j < Cfg::kBM / 64; ++j)
-            tma_load_2d(sa + j * 8192, &map_a, &full[s], m0 + 64 * j, k0);
+            for (int j = 0; j < Cfg::kBM / 64; ++j)
+              tma_load_2d(sa + j * 8192, &map_a, &full[s], m0 + 64 * j, k0);
+          }
+        } else {
+          // This CTA's share of A, multicast to the cluster: 1/kClusterN of the K-major rows
+          // (tile rows), or of the k rows of each M-major box. Either share is a whole
+          // number of 1024-byte swizzle patterns.
+          constexpr uint16_t kAll = (1u << kCluster) - 1;
+          if constexpr (TA) {
+            constexpr int kRows = Cfg::kBM / kClusterN;
+            tma_load_2d_multicast(sa + rank_n * kRows * 128, &map_a, &full[s], k0,
+                                  m0 + rank_n * kRows, kAll);
+          } else {
+            constexpr int kKRows = Cfg::kBK / kClusterN;
+#pragma unroll
+            for (int j = 0; j < Cfg::kBM / 64; ++j)
+              tma_load_2d_multicast(sa + j * 8192 + rank_n * kKRows * 128, &map_a, &full[s],
+                                    m0 + 64 * j, k0 + rank_n * kKRows, kAll);
+          }
         }
-        if constexpr (kCluster == 1) {
+        if constexpr (kClusterM == 1) {
           if constexpr (!TB) {
             tma_load_2d(sb, &map_b, &full[s], k0, n0);
           } else {
@@ -238,13 +262,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
           // This CTA's share of B, multicast to the whole cluster.
           constexpr uint16_t kAll = (1u << kCluster) - 1;
           if constexpr (!TB) {
-            constexpr int kRows = kBN / kCluster;  // K-major rows (columns of B) per share
-            tma_load_2d_multicast(sb + rank * kRows * 128, &map_b, &full[s], k0,
-                                  n0 + static_cast<int>(rank) * kRows, kAll);
+            constexpr int kRows = kBN / kClusterM;  // K-major rows (columns of B) per share
+            tma_load_2d_multicast(sb + rank_m * kRows * 128, &map_b, &full[s], k0,
+                                  n0 + rank_m * kRows, kAll);
           } else {
 #pragma unroll
             for (int j = 0; j < kBN / 64; ++j)
-              if (j % kCluster == static_cast<int>(rank))
+              if (j % kClusterM == rank_m)
                 tma_load_2d_multicast(sb + j * 8192, &map_b, &full[s], n0 + 64 * j, k0, kAll);
           }
         }
@@ -309,10 +333,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     }
 
     for (int u = first_unit; u < num_units; u += unit_stride) {
-      int um, tn, kt_first, k_tiles;
-      tile_coords(u % units_per_slice, unit_rows, args.tiles_n, args.group_m, um, tn);
+      int um, un, kt_first, k_tiles;
+      tile_coords(u % units_per_slice, unit_rows, unit_cols, args.group_m, um, un);
       slice_of(u, kt_first, k_tiles);
-      const int tm = um * kCluster + static_cast<int>(rank);
+      const int tm = um * kClusterM + rank_m;
+      const int tn = un * kClusterN + rank_n;
       bool first_step = true;  // of this unit, for this consumer
       for (int i = 0; i < k_tiles; ++i) {
         if constexpr (kSplitK) {

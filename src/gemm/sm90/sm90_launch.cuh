@@ -1,6 +1,6 @@
 // Host launcher of the sm90 GEMM kernel for one configuration and operand type: TMA
 // descriptors for A and B, a persistent grid of at most one CTA per SM (in clusters of
-// kClusterM), and the kernel instance for the call's transpose pair.
+// kClusterSize), and the kernel instance for the call's transpose pair.
 #pragma once
 
 #include <algorithm>
@@ -60,9 +60,12 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   const tc::DType type = p.ab_type;
   CUtensorMap map_a, map_b;
   // K-major operands come as one box of 64 k x (tile rows); M/N-major ones as 64 x 64 boxes.
+  // A tile shared by a cluster is loaded in kClusterN parts (B: kClusterM), one per CTA.
   const bool ok_a =
-      p.trans_a ? encode_operand_map(&map_a, type, p.A, k, m, p.lda * 2, Cfg::kBK, Cfg::kBM)
-                : encode_operand_map(&map_a, type, p.A, m, k, p.lda * 2, 64, Cfg::kBK);
+      p.trans_a ? encode_operand_map(&map_a, type, p.A, k, m, p.lda * 2, Cfg::kBK,
+                                     Cfg::kBM / Cfg::kClusterN)
+                : encode_operand_map(&map_a, type, p.A, m, k, p.lda * 2, 64,
+                                     Cfg::kBK / Cfg::kClusterN);
   const bool ok_b =
       p.trans_b ? encode_operand_map(&map_b, type, p.B, n, k, p.ldb * 2, 64, Cfg::kBK)
                 : encode_operand_map(&map_b, type, p.B, k, n, p.ldb * 2, Cfg::kBK,
@@ -106,10 +109,11 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
                                                  : allow_shared_memory<Cfg, AB, false, false>());
   if (err != cudaSuccess) return err;
   // Persistent grid: at most one CTA per SM, whole clusters only.
-  const int64_t units = static_cast<int64_t>((args.tiles_m + Cfg::kClusterM - 1) /
-                                             Cfg::kClusterM) *
-                        args.tiles_n * args.split_k;
-  int64_t resident = static_cast<int64_t>(current_sm_count()) * Cfg::kCtasPerSm / Cfg::kClusterM;
+  const int unit_rows = (args.tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM;
+  const int unit_cols = (args.tiles_n + Cfg::kClusterN - 1) / Cfg::kClusterN;
+  const int64_t units = static_cast<int64_t>(unit_rows) * unit_cols * args.split_k;
+  int64_t resident =
+      static_cast<int64_t>(current_sm_count()) * Cfg::kCtasPerSm / Cfg::kClusterSize;
 
   cudaLaunchConfig_t config{};
   config.blockDim = dim3(Cfg::kThreads);
@@ -117,21 +121,21 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   config.stream = stream;
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = Cfg::kClusterM;
+  cluster.val.clusterDim.x = Cfg::kClusterSize;
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  if constexpr (Cfg::kClusterM > 1) {
+  if constexpr (Cfg::kClusterSize > 1) {
     // Not every SM pair may host a cluster of these CTAs at once; a grid of more clusters
     // than fit would run its last ones as a second, serial wave of the persistent loop.
-    config.gridDim = dim3(static_cast<unsigned>(resident * Cfg::kClusterM));
+    config.gridDim = dim3(static_cast<unsigned>(resident * Cfg::kClusterSize));
     resident = std::min<int64_t>(resident, max_active_clusters<Cfg>(kernel, config));
   }
   const int64_t clusters = std::max<int64_t>(1, std::min<int64_t>(units, resident));
-  args.group_m = choose_group_m((args.tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM,
-                                static_cast<int>(clusters), Cfg::kBM * Cfg::kClusterM, Cfg::kBN);
-  config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterM));
+  args.group_m = choose_group_m(unit_rows, static_cast<int>(clusters), Cfg::kBM * Cfg::kClusterM,
+                                Cfg::kBN * Cfg::kClusterN);
+  config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterSize));
   return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, args);
 }
 

@@ -10,22 +10,27 @@ namespace aegis::gemm::tc {
 
 namespace {
 
-// sm90_registry.inc is written by CMake: one
-// AEGIS_SM90_INSTANCE(name, BM, BN, STAGES, STAGGER, EAGER, STAGED, CLUSTER, CTAS, KSPLIT) per row of
+// sm90_registry.inc is written by CMake: one AEGIS_SM90_INSTANCE(name, BM, BN, STAGES,
+// STAGGER, EAGER, STAGED, CLUSTER_M, CLUSTER_N, CTAS, KSPLIT) per row of
 // src/gemm/sm90/instances/sm90_configs.def (whose kernels the generated .cu files compile).
-#define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster, ctas, ksplit) \
-  const TcInstance symbol = {                                                                   \
-      #symbol,                                                                                  \
-      sm90::launch_sm90<                                                                        \
-          sm90::Sm90Config<bm, bn, stages, stagger, eager, staged, cluster, ctas, ksplit>>,     \
-      {9, true, true}, bm, bn, ctas};
+#define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster_m, cluster_n, \
+                            ctas, ksplit)                                                       \
+  const TcInstance symbol = {#symbol,                                                           \
+                             sm90::launch_sm90<sm90::Sm90Config<bm, bn, stages, stagger, eager, \
+                                                                staged, cluster_m, cluster_n,   \
+                                                                ctas, ksplit>>,                 \
+                             {9, true, true},                                                   \
+                             bm,                                                                \
+                             bn,                                                                \
+                             ctas};
 #include "sm90_registry.inc"
 #undef AEGIS_SM90_INSTANCE
 
 const TcInstance kMmaSync = {"gemm_sm80_mma_sync", sm80::launch_gemm_mma_sync, {8, false, false}, 128,
                              128, 1};
 
-#define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster, ctas, ksplit) \
+#define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster_m, cluster_n, \
+                            ctas, ksplit)                                                       \
   &symbol,
 const TcInstance* const kInstances[] = {
 #include "sm90_registry.inc"
