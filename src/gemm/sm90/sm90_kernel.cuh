@@ -302,6 +302,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.0f;
 
+    // wgmma descriptors of stage 0: this consumer's 64 rows of A (64 K-major rows of 128
+    // bytes, or the 64-row M-major box) and the B tile. SBO = 1024 bytes between 8-row
+    // groups; for M/N-major operands the LBO is the 8192-byte step between 64-wide boxes.
+    // Other stages and k16 steps only move the start address, whose field (bits 0-13, in
+    // 16-byte units) holds any shared-memory address without carrying into the next field,
+    // so they are reached by adding to the descriptor rather than encoding it again.
+    const uint32_t a_stage0 = smem_addr(smem) + (kSplitK ? 0 : consumer * 8192);
+    const uint32_t b_stage0 = smem_addr(smem) + Cfg::kStageBytesA;
+    const uint64_t desc_a0 = TA ? smem_desc_sw128(a_stage0, 16, 1024)
+                                : smem_desc_sw128(a_stage0, 8192, 1024);
+    const uint64_t desc_b0 = TB ? smem_desc_sw128(b_stage0, 8192, 1024)
+                                : smem_desc_sw128(b_stage0, 16, 1024);
+
     int s = 0;
     uint32_t phase = 0;
     int release = 0;     // oldest stage consumed but not yet handed back
@@ -352,20 +365,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
           }
         }
         mbar_wait(&full[s], phase);
-        const uint32_t stage = smem_addr(smem + s * Cfg::kStageBytes);
-        // This consumer's 64 rows of A: 64 K-major rows of 128 bytes, or the 64-row M-major box.
-        const uint32_t a_base = stage + (kSplitK ? 0 : consumer * 8192);
-        const uint32_t b_base = stage + Cfg::kStageBytesA;
+        // This stage's descriptors: stage 0's plus the stage's offset in the start-address
+        // field (16-byte units, the low word).
+        const uint32_t stage_offset = static_cast<uint32_t>(s) * (Cfg::kStageBytes >> 4);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
           // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
-          // of 128 bytes further. SBO = 1024 bytes between 8-row groups; for M/N-major the
-          // LBO is the 8192-byte step between 64-wide boxes.
-          const uint64_t da = TA ? smem_desc_sw128(a_base + kk * 32, 16, 1024)
-                                 : smem_desc_sw128(a_base + kk * 2048, 8192, 1024);
-          const uint64_t db = TB ? smem_desc_sw128(b_base + kk * 2048, 8192, 1024)
-                                 : smem_desc_sw128(b_base + kk * 32, 16, 1024);
+          // of 128 bytes further.
+          const uint64_t da = smem_desc_moved(
+              desc_a0, stage_offset + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
+          const uint64_t db = smem_desc_moved(
+              desc_b0, stage_offset + (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
           WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
                                                                   (!first_step || kk > 0) ? 1 : 0);
         }

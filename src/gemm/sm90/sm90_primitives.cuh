@@ -151,6 +151,17 @@ __device__ __forceinline__ uint64_t smem_desc_sw128(uint32_t addr, uint32_t lbo_
   return d;
 }
 
+// desc moved by `units` 16-byte units: the start address is the low 14 bits of the low word
+// and any shared-memory address fits there, so a 32-bit add of the low word cannot carry
+// into the other fields.
+__device__ __forceinline__ uint64_t smem_desc_moved(uint64_t desc, uint32_t units) {
+  uint64_t moved;
+  asm("mov.b64 %0, {%1, %2};"
+      : "=l"(moved)
+      : "r"(static_cast<uint32_t>(desc) + units), "r"(static_cast<uint32_t>(desc >> 32)));
+  return moved;
+}
+
 // Orders register accesses to the accumulators before the wgmmas that follow.
 __device__ __forceinline__ void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
