@@ -42,10 +42,10 @@ struct FragmentMap {
   int row_stride, col_stride;
 };
 
-// The tile being computed: its origin, the K range and how much of it lies in the matrix.
+// The tile being computed: its origin and how much of it lies in the matrix. Its K range is
+// all of K, from 0: FT never splits K.
 struct TileSpan {
   int64_t m0, n0;
-  int64_t k_begin, k_end;
   int rows_left, cols_left;  // clamped to int; >= the tile size means a full tile
   int tm, tn;                // tile row and column indices
 };
@@ -133,7 +133,7 @@ struct FtBlock {
     int tm, tn;
     tile_coords(tile, p.tiles_m, p.tiles_n, tm, tn);
     const int64_t m0 = static_cast<int64_t>(tm) * MTB, n0 = static_cast<int64_t>(tn) * NTB;
-    return {m0, n0, 0, p.k, clamp_to_int(p.m - m0), clamp_to_int(p.n - n0), tm, tn};
+    return {m0, n0, clamp_to_int(p.m - m0), clamp_to_int(p.n - n0), tm, tn};
   }
   // As in the plain kernel: blocks of 4 rows / columns, MW / kFragM apart.
   __device__ __forceinline__ static FragmentMap fragment_map() {
@@ -243,7 +243,7 @@ struct FtBlock {
     return kTransB ? __ldg(p.B + j + k * p.ldb) : __ldg(p.B + k + j * p.ldb);
   }
 
-  // mag[q] = sum over the line's k in [k_begin, k_begin + k_done) and its tile elements of
+  // mag[q] = sum over the line's k in [0, k_done) and its tile elements of
   // |a| |b|, KTB k at a time: the |A| column sums and |B| row sums of those k first (warp
   // sums, then one shared atomic per warp), then each line's products. The slow path: it
   // runs only when some residual is beyond the bound the checksum alone gives.
@@ -253,15 +253,14 @@ struct FtBlock {
     float* abs_sums = red(smem);  // (kSums): |A| sums then |B| sums of the current slice
 #pragma unroll
     for (int q = 0; q < kItems; ++q) mag[q] = 0.0f;
-    const int64_t k_stop = t.k_begin + k_done;
-    for (int64_t kb = t.k_begin; kb < k_stop; kb += KTB) {
+    for (int64_t kb = 0; kb < k_done; kb += KTB) {
       for (int e = tid; e < kSums; e += kThreads) abs_sums[e] = 0.0f;
       __syncthreads();
       for (int e = tid; e < KTB * kLines; e += kThreads) {  // a warp: one kk, one operand
         const int kk = e / kLines, line = e % kLines;
         const int64_t k = kb + kk;
         float v = 0.0f;
-        if (k < k_stop) {
+        if (k < k_done) {
           if (line < MTB) {
             if (line < t.rows_left) v = fabsf(op_a(p, t.m0 + line, k));
           } else if (line - MTB < t.cols_left) {
@@ -277,7 +276,7 @@ struct FtBlock {
       for (int q = 0; q < kItems; ++q) {
         const int line = tid + q * kThreads;
         if (line >= kLines) continue;
-        for (int kk = 0; kk < KTB && kb + kk < k_stop; ++kk) {
+        for (int kk = 0; kk < KTB && kb + kk < k_done; ++kk) {
           const int64_t k = kb + kk;
           if (line < MTB) {
             if (line < t.rows_left)
@@ -351,7 +350,7 @@ struct FtBlock {
     if (fresh_tid() >= 32) return;
     const int lane = fresh_tid();
     float dot = 0.0f;
-    for (int64_t k = t.k_begin + lane; k < t.k_begin + k_done; k += 32)
+    for (int64_t k = lane; k < k_done; k += 32)
       dot = fmaf(op_a(p, t.m0 + r, k), op_b(p, k, t.n0 + c), dot);
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
@@ -424,7 +423,7 @@ struct FtBlock {
     float* misc = FtBlock::misc(smem);
     auto misc_int = [&](int w) { return FtBlock::misc_int(smem, w); };
     const abft::FtParams& ft = p.ft;
-    const int64_t k_done = min(k_tiles * KTB, t.k_end - t.k_begin);
+    const int64_t k_done = min(k_tiles * KTB, p.k);
     float line_sum[kItems], line_abs[kItems], line_max[kItems];
     line_totals(smem, t, line_sum, line_abs, line_max);
 
