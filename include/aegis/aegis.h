@@ -94,10 +94,11 @@ typedef enum {
   AEGIS_FT_CORRECT = 2
 } aegisFtMode_t;
 
-/* Where the checksums live. BLOCK (the default): one pair of checksum vectors per thread
- * block tile, encoded from shared memory during the K loop. NONFUSED: a plain GEMM between
- * separate encode and verify kernels, for comparison. WARP and THREAD are the paper's finer
- * levels (AEGIS_STATUS_NOT_SUPPORTED where this build does not provide them). */
+/* What one pair of checksums covers, fused into the SGEMM kernel: BLOCK (the default) a
+ * thread block's tile of C, WARP a warp's part of it, THREAD a thread's fragment. Finer
+ * levels cost more reference checksums and repair more: one wrong element per covered piece
+ * per check. NONFUSED: a plain GEMM between separate encode and verify kernels, for
+ * comparison. docs/fault-tolerance.md gives the costs. */
 typedef enum {
   AEGIS_FT_LEVEL_BLOCK = 0,
   AEGIS_FT_LEVEL_WARP = 1,

@@ -51,12 +51,14 @@ struct FtParams {
   int64_t call;         // index of this FT call on the handle (for the records)
   FtDeviceStats* stats;
   FaultSpec faults[kMaxFaultsPerCall];
-  // Fused block level: the reference checksums of every tile line, formed before the GEMM
+  // Fused levels: the reference checksums of every line, formed before the GEMM
   // (gemm/simt/ft_checksums.h) in ck_pieces pieces of K, piece s covering the K elements
   // [s * ck_k_per_piece, (s + 1) * ck_k_per_piece):
-  //   row_ck[s * m * tiles_n + i + tn * m] = sum_k op(A)(i, k) bsum_tn[k],
-  //   col_ck[s * n * tiles_m + j + tm * n] = sum_k asum_tm[k] op(B)(k, j),
-  // bsum_tn / asum_tm: op(B) summed over tile column tn, op(A) over tile row tm.
+  //   row_ck[s * m * groups_n + i + g * m] = sum_k op(A)(i, k) bsum_g[k],
+  //   col_ck[s * n * groups_m + j + g * n] = sum_k asum_g[k] op(B)(k, j),
+  // bsum_g / asum_g: op(B) summed over column group g, op(A) over row group g; the groups
+  // are the tiles at block level (groups_n = tiles_n), finer ones at warp and thread level
+  // (gemm/simt/ft_groups.h).
   const float* row_ck;
   const float* col_ck;
   int ck_pieces;

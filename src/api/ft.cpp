@@ -78,9 +78,6 @@ aegisStatus_t aegisSetFtLevel(aegisHandle_t h, aegisFtLevel_t level) {
       level != AEGIS_FT_LEVEL_THREAD && level != AEGIS_FT_LEVEL_NONFUSED)
     return invalid_argument(h, "aegisSetFtLevel", 2, "(level = %d) is not an aegisFtLevel_t",
                             static_cast<int>(level));
-  if (level == AEGIS_FT_LEVEL_WARP || level == AEGIS_FT_LEVEL_THREAD)
-    return fail(h, AEGIS_STATUS_NOT_SUPPORTED, "aegisSetFtLevel",
-                "warp- and thread-level checksums are not built into this version");
   h->ft_level = level;
   return AEGIS_STATUS_SUCCESS;
 }

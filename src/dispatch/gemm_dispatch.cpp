@@ -170,17 +170,21 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
                             "the non-fused checksums need %zu bytes of workspace, the handle has %zu",
                             need, ws_bytes);
     } else {
-      h->last_sgemm_kernel.append("_ftblock");
+      const auto level = static_cast<gemm::simt::FtLevel>(h->ft_level);
+      h->last_sgemm_kernel.append(h->ft_level == AEGIS_FT_LEVEL_WARP     ? "_ftwarp"
+                                  : h->ft_level == AEGIS_FT_LEVEL_THREAD ? "_ftthread"
+                                                                         : "_ftblock");
       // The reference checksums the fused checks compare with, then the fused GEMM.
       const gemm::simt::FtChecksumPlan ck = gemm::simt::plan_ft_checksums(
-          m, n, k, inst, static_cast<int>(h->ft_verify_interval), h->sm_count);
+          m, n, k, inst, level, static_cast<int>(h->ft_verify_interval), h->sm_count);
       void* scratch = detail::call_scratch(h, ck.bytes);
       if (!scratch)
         return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, kRoutine,
                             "cannot allocate %zu bytes for the reference checksums (%d pieces of K)",
                             ck.bytes, ck.pieces);
-      err = gemm::simt::launch_ft_checksums(p, trans_a, trans_b, inst, ck, scratch, h->stream);
-      if (err == cudaSuccess) err = inst.launch_ft[trans_a][trans_b](p, h->stream);
+      err = gemm::simt::launch_ft_checksums(p, trans_a, trans_b, ck, scratch, h->stream);
+      if (err == cudaSuccess)
+        err = inst.ft[static_cast<int>(level)]->launch[trans_a][trans_b](p, h->stream);
     }
     return detail::from_cuda(h, kRoutine, err);
   }

@@ -133,24 +133,12 @@ TEST_F(FtApiTest, GetModeNull) {
 // ---- level -----------------------------------------------------------------------------
 
 TEST_F(FtApiTest, LevelRoundTrip) {
-  for (aegisFtLevel_t l :
-       {AEGIS_FT_LEVEL_NONFUSED, AEGIS_FT_LEVEL_BLOCK, AEGIS_FT_LEVEL_NONFUSED}) {
+  for (aegisFtLevel_t l : {AEGIS_FT_LEVEL_NONFUSED, AEGIS_FT_LEVEL_WARP, AEGIS_FT_LEVEL_THREAD,
+                           AEGIS_FT_LEVEL_BLOCK, AEGIS_FT_LEVEL_NONFUSED}) {
     ASSERT_EQ(aegisSetFtLevel(h_, l), AEGIS_STATUS_SUCCESS) << l;
     aegisFtLevel_t got = static_cast<aegisFtLevel_t>(-1);
     ASSERT_EQ(aegisGetFtLevel(h_, &got), AEGIS_STATUS_SUCCESS);
     EXPECT_EQ(got, l);
-  }
-}
-
-TEST_F(FtApiTest, WarpAndThreadLevelsAreNotSupported) {
-  ASSERT_EQ(aegisSetFtLevel(h_, AEGIS_FT_LEVEL_NONFUSED), AEGIS_STATUS_SUCCESS);
-  for (aegisFtLevel_t l : {AEGIS_FT_LEVEL_WARP, AEGIS_FT_LEVEL_THREAD}) {
-    EXPECT_EQ(aegisSetFtLevel(h_, l), AEGIS_STATUS_NOT_SUPPORTED) << l;
-    EXPECT_PRED2(starts_with, last_error(), "aegisSetFtLevel: ");
-    EXPECT_NE(last_error().find("not built"), std::string::npos) << last_error();
-    aegisFtLevel_t got = AEGIS_FT_LEVEL_BLOCK;
-    ASSERT_EQ(aegisGetFtLevel(h_, &got), AEGIS_STATUS_SUCCESS);
-    EXPECT_EQ(got, AEGIS_FT_LEVEL_NONFUSED) << "an unsupported level must leave the previous one";
   }
 }
 

@@ -1,5 +1,5 @@
-// FT-SGEMM: aegisSgemm with fused block-level ABFT (aegisSetFtMode DETECT / CORRECT), through
-// the public API only.
+// FT-SGEMM: aegisSgemm with fused ABFT (aegisSetFtMode DETECT / CORRECT) at block level, and
+// at warp and thread level (FtSgemmLevels), through the public API only.
 //
 // Suites (gtest filters):
 //   FtSgemmApi.*        modes, the FT kernel and no split-K, call counting, statistics and
@@ -18,6 +18,9 @@
 //   FtSgemmDetect.*     DETECT mode: counted and reported, C left as computed
 //   FtSgemmConfigs.*    every compiled config forced with aegisSetSgemmOverride, clean and
 //                       with faults in the last partial tile
+//   FtSgemmLevels.*     warp and thread level: the clean, transpose, interval, single-fault,
+//                       checksum, DETECT, non-finite and every-config cases, and faults in
+//                       different cells of one tile each repaired in place
 //   FtSgemmSanitizer.*  a few tiny cases (faults included) for compute-sanitizer:
 //     compute-sanitizer --tool memcheck build/tests/aegis_gpu_tests
 //     --gtest_filter='FtSgemmSanitizer.*'
@@ -346,6 +349,7 @@ std::string stats_text(const aegisFtStats_t& s) {
 
 struct Tile {
   int mtb = 0, ntb = 0, ktb = 0;
+  int mw = 0, nw = 0, mt = 0, nt = 0;
 };
 
 // Tile sizes from a config or kernel name ("sgemm_simt_nn_128x64x8_w64x32_t8x8_ftblock").
@@ -353,9 +357,26 @@ Tile parse_tile(const std::string& name) {
   Tile t;
   for (size_t pos = 0; pos < name.size(); ++pos) {
     if (pos > 0 && name[pos - 1] != '_') continue;
-    if (std::sscanf(name.c_str() + pos, "%dx%dx%d_w", &t.mtb, &t.ntb, &t.ktb) == 3) return t;
+    if (std::sscanf(name.c_str() + pos, "%dx%dx%d_w%dx%d_t%dx%d", &t.mtb, &t.ntb, &t.ktb, &t.mw,
+                    &t.nw, &t.mt, &t.nt) == 7)
+      return t;
   }
   return Tile{};
+}
+
+// The checksum group of tile-relative row (or column) e at a fused level, as the kernel
+// lays out its fragments (src/gemm/simt/ft_groups.h): the whole tile, a warp's part, or a
+// thread's runs of 4 spread over its warp's part.
+int group_of(aegisFtLevel_t level, int e, int warp, int thread) {
+  if (level == AEGIS_FT_LEVEL_BLOCK) return 0;
+  if (level == AEGIS_FT_LEVEL_WARP) return e / warp;
+  const int lanes = warp / thread;
+  return (e / warp) * lanes + (e % warp) % (4 * lanes) / 4;
+}
+// Whether two elements of one tile share a cell (a row group crossing a column group).
+bool same_cell(aegisFtLevel_t level, const Tile& t, int r1, int c1, int r2, int c2) {
+  return group_of(level, r1, t.mw, t.mt) == group_of(level, r2, t.mw, t.mt) &&
+         group_of(level, c1, t.nw, t.nt) == group_of(level, c2, t.nw, t.nt);
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -1325,6 +1346,324 @@ TEST_F(FtSgemmConfigs, EveryConfigCleanAndWithFaultsInTheLastTile) {
   ASSERT_EQ(aegisSetSgemmOverride(h_, nullptr, 0), AEGIS_STATUS_SUCCESS);
 }
 
+// ---- FtSgemmLevels
+// ---------------------------------------------------------------------------------
+// Warp and thread level (aegisSetFtLevel): a checksum pair per warp part or per thread
+// fragment of the tile. The block level runs everything above; these tests run the same kinds
+// of cases at the finer levels, and what only they can do: repair one fault per cell.
+
+const aegisFtLevel_t kFinerLevels[] = {AEGIS_FT_LEVEL_WARP, AEGIS_FT_LEVEL_THREAD};
+
+const char* level_suffix(aegisFtLevel_t level) {
+  return level == AEGIS_FT_LEVEL_WARP     ? "_ftwarp"
+         : level == AEGIS_FT_LEVEL_THREAD ? "_ftthread"
+                                          : "_ftblock";
+}
+
+class FtSgemmLevels : public FtFixture {
+ protected:
+  void set_level(aegisFtLevel_t level) {
+    ASSERT_EQ(aegisSetFtLevel(h_, level), AEGIS_STATUS_SUCCESS) << last_error();
+  }
+  // Runs p and checks that the level's kernel ran.
+  void run_at(const FtProblem& p, aegisFtLevel_t level) {
+    const std::string kernel = run(p);
+    EXPECT_NE(kernel.find(level_suffix(level)), std::string::npos) << kernel;
+  }
+};
+
+TEST_F(FtSgemmLevels, AdversarialDataHasNoFalsePositives) {
+  size_t index = 0;
+  for (aegisFtLevel_t level : kFinerLevels)
+    for (Dist d : kAdversarial)
+      for (const Mnk& s : kCleanShapes) {
+        set_level(level);
+        const FtCase c = clean_case(d, s, index);
+        set_mode(index % 2 ? AEGIS_FT_DETECT : AEGIS_FT_CORRECT);
+        reset_stats();
+        FtProblem p(c, case_seed(seed_, index));
+        run_at(p, level);
+        EXPECT_TRUE(p.verify()) << "level " << level;
+        const aegisFtStats_t st = stats();
+        EXPECT_EQ(st.detected, 0) << "level " << level << " " << p.describe() << " "
+                                  << stats_text(st);
+        EXPECT_EQ(st.nonfinite, 0) << "level " << level << " " << p.describe();
+        EXPECT_GT(st.checks, 0) << "level " << level << " " << p.describe();
+        ++index;
+        if (HasFatalFailure()) return;
+      }
+}
+
+TEST_F(FtSgemmLevels, EveryTransposeAlphaBetaAndVerifyInterval) {
+  const Mnk shapes[] = {{129, 65, 33}, {64, 640, 257}, {333, 97, 1031}};
+  const float scalars[][2] = {{1.0f, 0.0f}, {-1.5f, 0.5f}, {0.25f, 1.0f}};
+  size_t index = 0;
+  set_mode(AEGIS_FT_CORRECT);
+  for (aegisFtLevel_t level : kFinerLevels)
+    for (aegisOperation_t ta : {AEGIS_OP_N, AEGIS_OP_T})
+      for (aegisOperation_t tb : {AEGIS_OP_N, AEGIS_OP_T})
+        for (const Mnk& s : shapes) {
+          set_level(level);
+          FtCase c;
+          c.transa = ta;
+          c.transb = tb;
+          c.m = s.m;
+          c.n = s.n;
+          c.k = s.k;
+          c.alpha = scalars[index % 3][0];
+          c.beta = scalars[index % 3][1];
+          c.padded_ld = index % 2 == 1;
+          FtProblem p(c, case_seed(seed_, index++));
+          run_at(p, level);
+          EXPECT_TRUE(p.verify()) << "level " << level;
+          const std::vector<float> reference = p.result();
+          // Checks between K chunks change no bit.
+          ASSERT_EQ(aegisSetFtVerifyInterval(h_, 3), AEGIS_STATUS_SUCCESS);
+          p.restore_c();
+          run_at(p, level);
+          ASSERT_EQ(aegisSetFtVerifyInterval(h_, 0), AEGIS_STATUS_SUCCESS);
+          const std::vector<float> r = p.result();
+          size_t differ = 0;
+          for (size_t e = 0; e < r.size(); ++e)
+            differ += std::memcmp(&r[e], &reference[e], sizeof(float)) != 0;
+          EXPECT_EQ(differ, 0u) << "level " << level << " " << p.describe();
+        }
+  const aegisFtStats_t st = stats();
+  EXPECT_EQ(st.detected, 0) << stats_text(st);
+}
+
+TEST_F(FtSgemmLevels, SingleFaultAnywhereIsRepairedAndLocated) {
+  set_mode(AEGIS_FT_CORRECT);
+  FtCase c;
+  c.m = 257;
+  c.n = 131;
+  c.k = 300;
+  c.transb = AEGIS_OP_T;
+  FtProblem p(c, case_seed(seed_, 0));
+  run(p);
+  const Tile t = tile_of_last_kernel();
+  ASSERT_GT(t.mt, 0);
+  const float big = 1e3f * scale_of(p.result());
+  const int64_t k_tiles = ceil_div(c.k, t.ktb);
+  const Elem where[] = {{0, 0}, {c.m - 1, c.n - 1}, {t.mtb + 5, t.ntb / 2 + 3}, {c.m - 1, 6}};
+  int index = 0;
+  for (aegisFtLevel_t level : kFinerLevels)
+    for (const Elem& e : where)
+      for (int64_t step : {int64_t(0), k_tiles / 2, k_tiles - 1, int64_t(AEGIS_FAULT_K_EPILOGUE)})
+        for (int kind = 0; kind < 2; ++kind) {
+          set_level(level);
+          const aegisFault_t f = kind == 0 ? add_fault(e.i, e.j, step, index % 2 ? -big : big)
+                                           : flip_fault(e.i, e.j, step, 30);
+          ++index;
+          SCOPED_TRACE("level " + std::to_string(level) + ": " + fault_text(f));
+          arm({f});
+          reset_stats();
+          p.restore_c();
+          run_at(p, level);
+          EXPECT_TRUE(p.verify({e}));
+          const aegisFtStats_t st = stats();
+          EXPECT_GE(st.detected, 1) << stats_text(st);
+          EXPECT_GE(st.corrected + st.recomputed, 1) << stats_text(st);
+          EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
+          if (kind == 0 && step != AEGIS_FAULT_K_EPILOGUE) {
+            EXPECT_EQ(st.detected, 1) << stats_text(st);
+            EXPECT_EQ(st.corrected, 1) << "one fault, located in its cell " << stats_text(st);
+            ASSERT_EQ(st.record_count, 1) << stats_text(st);
+            EXPECT_EQ(st.records[0].row, e.i);
+            EXPECT_EQ(st.records[0].col, e.j);
+            EXPECT_EQ(st.records[0].tile_row, e.i / t.mtb * t.mtb);
+            EXPECT_EQ(st.records[0].tile_col, e.j / t.ntb * t.ntb);
+            EXPECT_EQ(st.records[0].action, AEGIS_FAULT_ACTION_CORRECTED);
+          }
+          if (HasFatalFailure()) return;
+        }
+}
+
+// Two faults in one tile: repaired in place where they fall in different cells (at the finer
+// levels), the tile computed again where they share one (always at block level).
+TEST_F(FtSgemmLevels, FaultsInDifferentCellsAreEachRepaired) {
+  set_mode(AEGIS_FT_CORRECT);
+  const Tile t = force_config();
+  ASSERT_GT(t.mt, 0);
+  FtCase c;
+  c.m = 2 * t.mtb;
+  c.n = 2 * t.ntb - 3;
+  c.k = 6 * t.ktb + 5;
+  FtProblem p(c, case_seed(seed_, 0));
+  run(p);
+  const float big = 1e3f * scale_of(p.result());
+  const int r0 = t.mtb, c0 = 0;  // tile (1, 0)
+  // Pairs in different rows and columns: 4 apart (thread runs), a warp part apart, the tile's
+  // far corner.
+  const int pairs[][4] = {{0, 0, 4, 4}, {1, 2, t.mw + 1, t.nw + 2}, {3, 5, t.mtb - 1, t.ntb - 7}};
+  for (aegisFtLevel_t level : {AEGIS_FT_LEVEL_BLOCK, AEGIS_FT_LEVEL_WARP, AEGIS_FT_LEVEL_THREAD})
+    for (const auto& q : pairs) {
+      set_level(level);
+      const std::vector<aegisFault_t> faults = {add_fault(r0 + q[0], c0 + q[1], 2, big),
+                                                add_fault(r0 + q[2], c0 + q[3], 4, -2 * big)};
+      SCOPED_TRACE("level " + std::to_string(level) + ": " + fault_text(faults[0]) + " and " +
+                   fault_text(faults[1]));
+      arm(faults);
+      reset_stats();
+      p.restore_c();
+      run_at(p, level);
+      EXPECT_TRUE(p.verify({{faults[0].row, faults[0].col}, {faults[1].row, faults[1].col}}));
+      const aegisFtStats_t st = stats();
+      EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
+      if (same_cell(level, t, q[0], q[1], q[2], q[3])) {
+        EXPECT_EQ(st.detected, 1) << stats_text(st);
+        EXPECT_EQ(st.recomputed, 1) << stats_text(st);
+        EXPECT_EQ(st.corrected, 0) << stats_text(st);
+      } else {
+        EXPECT_EQ(st.detected, 2) << stats_text(st);
+        EXPECT_EQ(st.corrected, 2) << "each fault alone in its cell " << stats_text(st);
+        EXPECT_EQ(st.recomputed, 0) << stats_text(st);
+      }
+    }
+  // Eight faults in eight cells of one tile at thread level: all repaired in place.
+  set_level(AEGIS_FT_LEVEL_THREAD);
+  std::vector<aegisFault_t> faults;
+  std::vector<Elem> elems;
+  for (int f = 0; f < 8; ++f) {
+    const int row = (f * 4 + f / 2) % t.mtb, col = (f * 4 + 1) % t.ntb;
+    // Added values, not exponent flips: a flip to Inf or NaN leaves a non-finite residual,
+    // which locates nothing (the tile is computed again, at any level).
+    faults.push_back(add_fault(r0 + row, c0 + col, f % 3, (f % 2 ? -big : big) * (f + 1)));
+    elems.push_back({r0 + row, c0 + col});
+  }
+  bool distinct = true;
+  for (int a = 0; a < 8; ++a)
+    for (int b = a + 1; b < 8; ++b)
+      distinct = distinct && !same_cell(AEGIS_FT_LEVEL_THREAD, t, elems[a].i - r0, elems[a].j,
+                                        elems[b].i - r0, elems[b].j) &&
+                 elems[a].i != elems[b].i && elems[a].j != elems[b].j;
+  arm(faults);
+  reset_stats();
+  p.restore_c();
+  run_at(p, AEGIS_FT_LEVEL_THREAD);
+  EXPECT_TRUE(p.verify(elems));
+  const aegisFtStats_t st = stats();
+  EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
+  if (distinct) {
+    EXPECT_EQ(st.corrected, 8) << stats_text(st);
+    EXPECT_EQ(st.recomputed, 0) << stats_text(st);
+  }
+  ASSERT_EQ(aegisSetSgemmOverride(h_, nullptr, 0), AEGIS_STATUS_SUCCESS);
+}
+
+TEST_F(FtSgemmLevels, ChecksumFaultsRecomputeAndDetectModeReports) {
+  FtCase c;
+  c.m = 300;
+  c.n = 200;
+  c.k = 96;
+  FtProblem p(c, case_seed(seed_, 0));
+  run(p);
+  const std::vector<float> clean = p.result();
+  const float big = 1e3f * scale_of(clean);
+  for (aegisFtLevel_t level : kFinerLevels) {
+    set_level(level);
+    set_mode(AEGIS_FT_CORRECT);
+    for (aegisFaultTarget_t target :
+         {AEGIS_FAULT_TARGET_COLUMN_CHECKSUM, AEGIS_FAULT_TARGET_ROW_CHECKSUM}) {
+      for (const aegisFault_t& f : {add_fault(299, 150, 3, big, 0, target),
+                                    add_fault(10, 10, 1000, INFINITY, 0, target)}) {
+        SCOPED_TRACE("level " + std::to_string(level) + ": " + fault_text(f));
+        arm({f});
+        reset_stats();
+        p.restore_c();
+        run_at(p, level);
+        EXPECT_TRUE(p.verify());
+        const aegisFtStats_t st = stats();
+        EXPECT_EQ(st.detected, 1) << stats_text(st);
+        EXPECT_EQ(st.recomputed, 1) << "a checksum hit shows in one line only " << stats_text(st);
+        EXPECT_EQ(st.corrected + st.unrecovered + st.nonfinite, 0) << stats_text(st);
+      }
+    }
+    set_mode(AEGIS_FT_DETECT);
+    const aegisFault_t f = add_fault(299, 199, 2, big);
+    arm({f});
+    reset_stats();
+    p.restore_c();
+    run_at(p, level);
+    const aegisFtStats_t st = stats();
+    EXPECT_EQ(st.detected, 1) << stats_text(st);
+    EXPECT_EQ(st.corrected + st.recomputed + st.unrecovered, 0) << stats_text(st);
+    ASSERT_EQ(st.record_count, 1) << stats_text(st);
+    EXPECT_EQ(st.records[0].action, AEGIS_FAULT_ACTION_REPORTED);
+    const std::vector<float> r = p.result();
+    EXPECT_NEAR(p.at(r, 299, 199) - p.at(clean, 299, 199), big, 1e-3 * big)
+        << "DETECT leaves the fault in C";
+    EXPECT_TRUE(p.verify_block(0, 299, 0, c.n));
+  }
+}
+
+TEST_F(FtSgemmLevels, NonFiniteInputsAreNotFaults) {
+  set_mode(AEGIS_FT_CORRECT);
+  for (aegisFtLevel_t level : kFinerLevels) {
+    set_level(level);
+    FtCase c;
+    c.transa = AEGIS_OP_T;
+    c.m = 300;
+    c.n = 200;
+    c.k = 100;
+    c.dist = Dist::kPositive;
+    FtProblem p(c, case_seed(seed_, level));
+    const int64_t row = 137;
+    p.set_a(row, 41, kInf);
+    reset_stats();
+    run_at(p, level);
+    const aegisFtStats_t st = stats();
+    EXPECT_GT(st.nonfinite, 0) << stats_text(st);
+    EXPECT_EQ(st.detected, 0) << stats_text(st);
+    const std::vector<float> r = p.result();
+    for (int64_t j = 0; j < c.n; ++j) ASSERT_EQ(p.at(r, row, j), kInf) << "C(" << row << ", " << j << ")";
+    EXPECT_TRUE(p.verify_block(0, row, 0, c.n));
+    EXPECT_TRUE(p.verify_block(row + 1, c.m, 0, c.n));
+  }
+}
+
+TEST_F(FtSgemmLevels, EveryConfigCleanAndWithFaultsInTheLastTile) {
+  size_t index = 0;
+  set_mode(AEGIS_FT_CORRECT);
+  for (int i = 0; i < aegisSgemmConfigCount(); ++i) {
+    const std::string config = aegisSgemmConfigName(i);
+    const Tile t = force_config(i);
+    ASSERT_GT(t.mt, 0) << config;
+    for (aegisFtLevel_t level : kFinerLevels) {
+      set_level(level);
+      FtCase c;
+      c.transa = index % 2 ? AEGIS_OP_T : AEGIS_OP_N;
+      c.transb = index % 3 ? AEGIS_OP_N : AEGIS_OP_T;
+      c.m = 2 * t.mtb + 3;
+      c.n = t.ntb + 5;
+      c.k = 5 * t.ktb - 1;
+      c.beta = index % 2 ? 0.5f : 0.0f;
+      SCOPED_TRACE(config + " level " + std::to_string(level) + " " + c.describe());
+      FtProblem p(c, case_seed(seed_, index++));
+      reset_stats();
+      run_at(p, level);
+      EXPECT_TRUE(p.verify());
+      aegisFtStats_t st = stats();
+      EXPECT_EQ(st.detected, 0) << stats_text(st);
+      const float big = 1e3f * scale_of(p.result());
+      const std::vector<aegisFault_t> faults = {add_fault(c.m - 1, c.n - 1, 4, big),
+                                                flip_fault(0, 0, 0, 30),
+                                                add_fault(c.m - 2, 1, AEGIS_FAULT_K_EPILOGUE, -big)};
+      arm(faults);
+      reset_stats();
+      p.restore_c();
+      run_at(p, level);
+      st = stats();
+      EXPECT_TRUE(p.verify({{c.m - 1, c.n - 1}, {0, 0}, {c.m - 2, 1}}));
+      EXPECT_EQ(st.detected, 3) << stats_text(st);
+      EXPECT_EQ(st.corrected + st.recomputed, 3) << stats_text(st);
+      EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
+      if (HasFatalFailure()) return;
+    }
+  }
+  ASSERT_EQ(aegisSetSgemmOverride(h_, nullptr, 0), AEGIS_STATUS_SUCCESS);
+}
+
 // ---- FtSgemmSanitizer
 // ------------------------------------------------------------------------------
 
@@ -1380,6 +1719,39 @@ TEST_F(FtSgemmSanitizer, TinyCasesWithFaults) {
   EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
   EXPECT_GT(st.nonfinite, 0) << stats_text(st);
   EXPECT_GE(st.detected, 6) << stats_text(st);
+}
+
+TEST_F(FtSgemmSanitizer, FinerLevelsWithFaults) {
+  set_mode(AEGIS_FT_CORRECT);
+  for (aegisFtLevel_t level : {AEGIS_FT_LEVEL_WARP, AEGIS_FT_LEVEL_THREAD}) {
+    ASSERT_EQ(aegisSetFtLevel(h_, level), AEGIS_STATUS_SUCCESS) << last_error();
+    FtCase c;
+    c.transb = AEGIS_OP_T;
+    c.m = 45;
+    c.n = 38;
+    c.k = 29;
+    c.beta = 0.5f;
+    FtProblem p(c, case_seed(seed_, level));
+    run(p);
+    EXPECT_TRUE(p.verify());
+    // Two cells' faults, a checksum hit (the tile again), an epilogue fault; then with an
+    // interval.
+    for (int64_t interval : {0, 2}) {
+      ASSERT_EQ(aegisSetFtVerifyInterval(h_, interval), AEGIS_STATUS_SUCCESS);
+      arm({add_fault(0, 0, 0, 1e4f), add_fault(44, 37, 1, -1e4f),
+           add_fault(20, 20, 1, 1e4f, 1, AEGIS_FAULT_TARGET_COLUMN_CHECKSUM),
+           add_fault(3, 30, AEGIS_FAULT_K_EPILOGUE, 100.0f, 1)});
+      for (int call = 0; call < 2; ++call) {
+        p.restore_c();
+        run(p);
+        EXPECT_TRUE(p.verify({{0, 0}, {44, 37}, {3, 30}})) << "level " << level << " call " << call;
+      }
+    }
+    ASSERT_EQ(aegisSetFtVerifyInterval(h_, 0), AEGIS_STATUS_SUCCESS);
+  }
+  const aegisFtStats_t st = stats();
+  EXPECT_EQ(st.unrecovered, 0) << stats_text(st);
+  EXPECT_GE(st.detected, 12) << stats_text(st);
 }
 
 }  // namespace

@@ -110,11 +110,17 @@ void run_and_check(int sm_count, const std::vector<int>& listed) {
   tile.mtb = Cfg::kMTB;
   tile.ntb = Cfg::kNTB;
   tile.ktb = Cfg::kKTB;
+  tile.mw = Cfg::kMW;
+  tile.nw = Cfg::kNW;
+  tile.mt = Cfg::kMT;
+  tile.nt = Cfg::kNT;
   tile.threads = Cfg::kThreads;
   tile.blocks_per_sm = Cfg::kMinBlocksPerSM;
-  const auto plan = aegis::gemm::simt::plan_ft_checksums(kM, kN, kK, tile, 0, sm_count);
+  const auto plan = aegis::gemm::simt::plan_ft_checksums(kM, kN, kK, tile,
+                                                         aegis::gemm::simt::FtLevel::kBlock, 0,
+                                                         sm_count);
   CUDA_OK(cudaMalloc(&scratch, plan.bytes));
-  CUDA_OK(aegis::gemm::simt::launch_ft_checksums(p, false, false, tile, plan, scratch, 0));
+  CUDA_OK(aegis::gemm::simt::launch_ft_checksums(p, false, false, plan, scratch, 0));
 
   // The list the fast kernel would have left: a count, then the tiles.
   std::vector<int> list;

@@ -152,7 +152,7 @@ void print_gemm_usage(std::FILE* out) {
       "                        990000, the dense FP16/BF16 tensor peak, for --dtype f16/bf16)\n"
       "  --no-cublas           time aegis only\n"
       "  --ft LIST             time aegis once per fault-tolerance setting: off, block,\n"
-      "                        nonfused (warp, thread where built), e.g. --ft off,block,nonfused;\n"
+      "                        warp, thread, nonfused, e.g. --ft off,block,nonfused;\n"
       "                        FT rows show their overhead against the off row of the case\n"
       "                        (--dtype f32 only)\n"
       "  --ft-mode MODE        correct | detect: the mode of the FT rows (default correct)\n"

@@ -41,7 +41,7 @@ void print_inject_usage(std::FILE* out) {
       "                          accumulator): what a fault hits\n"
       "  --epilogue-fraction P   share of accumulator faults in the epilogue (default 0.1)\n"
       "  --mode MODE             correct | detect (default correct)\n"
-      "  --level LEVEL           block | nonfused (warp, thread where built; default block)\n"
+      "  --level LEVEL           block | warp | thread | nonfused (default block)\n"
       "  --verify-interval K     aegisSetFtVerifyInterval (default 0: check at the end)\n"
       "  --k-tile K              K per k_step (default: from the kernel aegis reports, else 8)\n"
       "  --clean-runs N          clean FT calls on adversarial data, all cases together\n"

@@ -1,4 +1,5 @@
-// Fused block-level ABFT for the SIMT SGEMM kernel (after Wu et al., ICS'23).
+// Fused ABFT for the SIMT SGEMM kernel (after Wu et al., ICS'23), at block level here; the
+// finer levels (ft_groups.h) change only the check (ft_group_check.cuh).
 //
 // Checksums of the C tile: for each tile row i, sum_k op(A)(i, k) bsum[k], and for each tile
 // column j, sum_k asum[k] op(B)(k, j), where asum[k] sums op(A)(i, k) over the tile's MTB rows
@@ -30,49 +31,56 @@
 
 #include "abft/ft_check.h"
 #include "abft/ft_params.h"
+#include "gemm/simt/ft_group_check.cuh"
+#include "gemm/simt/ft_groups.h"
+#include "gemm/simt/ft_tile.h"
 #include "gemm/simt/gemm_params.h"
 #include "gemm/simt/sgemm_kernel.cuh"
 
 namespace aegis::gemm::simt {
 
-// Where this thread's fragment sits in the tile: element acc[fi * 4 + i][fj * 4 + j] is tile
-// row row0 + fi * row_stride + i, tile column col0 + fj * col_stride + j.
-struct FragmentMap {
-  int row0, col0;
-  int row_stride, col_stride;
-};
-
-// The tile being computed: its origin and how much of it lies in the matrix. Its K range is
-// all of K, from 0: FT never splits K.
-struct TileSpan {
-  int64_t m0, n0;
-  int rows_left, cols_left;  // clamped to int; >= the tile size means a full tile
-  int tm, tn;                // tile row and column indices
-};
-
-template <class Cfg, bool kTransA, bool kTransB>
+// kLevel: what one reference checksum covers (ft_groups.h). The block level's check is
+// check() below; the finer levels' is FtGroupCheck (ft_group_check.cuh). The K loop, fault
+// injection and the epilogue are the same at every level.
+template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel = FtLevel::kBlock>
 struct FtBlock {
   static constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
   static constexpr int MT = Cfg::kMT, NT = Cfg::kNT;
   static constexpr int kFragM = MT / 4, kFragN = NT / 4;
   static constexpr int kThreads = Cfg::kThreads;
-  static constexpr int kLines = MTB + NTB;  // rows first, then columns
+
+  // The checksum groups of the tile's rows and of its columns.
+  __host__ __device__ static constexpr FtGroupShape row_groups() {
+    return ft_group_shape(kLevel, MTB, Cfg::kMW, MT);
+  }
+  __host__ __device__ static constexpr FtGroupShape col_groups() {
+    return ft_group_shape(kLevel, NTB, Cfg::kNW, NT);
+  }
+  static constexpr int kGroupsM = row_groups().groups(), kGroupsN = col_groups().groups();
+  // Lines: row i over column group g is line i + g * MTB; column j over row group g is line
+  // kRowLines + j + g * NTB. At block level: the MTB rows, then the NTB columns.
+  static constexpr int kRowLines = MTB * kGroupsN;
+  static constexpr int kLines = kRowLines + NTB * kGroupsM;
+  static constexpr int kCells = kGroupsM * kGroupsN;  // a row group crossing a column group
   static constexpr int kItems = (kLines + kThreads - 1) / kThreads;
-  static constexpr int kSums = 2 * KTB;  // the magnitude pass: |A| sums then |B| sums
+  // The magnitude pass: |A| summed over each row group, then |B| over each column group, for
+  // the KTB k of a slice.
+  static constexpr int kSums = KTB * (kGroupsM + kGroupsN);
   static constexpr int kRun = 32;        // columns per epilogue run
   static constexpr int kRuns = NTB / kRun;
 
   // Shared memory (in floats): the tile, row-major with rows of kLdT floats, over the main
   // loop's stages (used one after the other, barriers between); then the running reference
-  // checksums (kLines), the magnitude pass's sums and the misc words. The 4 floats of row
-  // padding make a warp's float4 accesses to 8 consecutive rows cover all 32 banks.
+  // checksums (kLines), the magnitude pass's sums and the misc words (the finer levels add
+  // eight per cell). The 4 floats of row padding make a warp's float4 accesses to 8
+  // consecutive rows cover all 32 banks.
   static constexpr int kLdT = NTB + 4;
   static constexpr int kTileFloats = MTB * kLdT;
   static constexpr int kStageFloats = Cfg::kSmemBytes / 4;
   static constexpr int kRefOffset = kTileFloats > kStageFloats ? kTileFloats : kStageFloats;
   static constexpr int kRedOffset = kRefOffset + kLines;
   static constexpr int kMiscOffset = kRedOffset + kSums;
-  static constexpr int kMiscWords = 8;
+  static constexpr int kMiscWords = kLevel == FtLevel::kBlock ? 8 : 8 + 8 * kCells;
   static constexpr int kStateOffset = kMiscOffset + kMiscWords;  // a LoopState, 8-byte aligned
   static constexpr int kSmemBytes = (kStateOffset + 4) * 4;  // LoopState: 16 bytes
 
@@ -348,7 +356,12 @@ struct FtBlock {
   __device__ static void recompute_element(float* smem, const GemmParams<float>& p,
                                            const TileSpan& t, int r, int c, int64_t k_done) {
     if (fresh_tid() >= 32) return;
-    const int lane = fresh_tid();
+    warp_recompute_element(smem, p, t, r, c, k_done, fresh_tid());
+  }
+  // The same by the calling warp (lane: this thread's lane).
+  __device__ static void warp_recompute_element(float* smem, const GemmParams<float>& p,
+                                                const TileSpan& t, int r, int c, int64_t k_done,
+                                                int lane) {
     float dot = 0.0f;
     for (int64_t k = lane; k < k_done; k += 32)
       dot = fmaf(op_a(p, t.m0 + r, k), op_b(p, k, t.n0 + c), dot);
@@ -410,6 +423,13 @@ struct FtBlock {
   }
 
 
+  // The reference pieces that end by the check after kt K tiles (all of them at the last).
+  __device__ __forceinline__ static int pieces_done(const abft::FtParams& ft, int64_t kt,
+                                                    int64_t num_k_tiles) {
+    if (kt >= num_k_tiles) return ft.ck_pieces;
+    return static_cast<int>(min(static_cast<int64_t>(ft.ck_pieces), kt * KTB / ft.ck_k_per_piece));
+  }
+
   // Checks the tile in shared memory after k_tiles K tiles (the previous check of this
   // attempt came after k_prev): adds the reference pieces completed since to the running
   // checksums, compares, and classifies. kCorrectOne is repaired in the tile here (CORRECT
@@ -427,12 +447,8 @@ struct FtBlock {
     float line_sum[kItems], line_abs[kItems], line_max[kItems];
     line_totals(smem, t, line_sum, line_abs, line_max);
 
-    // The reference pieces that end by this check (all of them at the last one).
-    auto pieces_done = [&](int64_t kt) {
-      if (kt >= num_k_tiles) return ft.ck_pieces;
-      return static_cast<int>(min(static_cast<int64_t>(ft.ck_pieces), kt * KTB / ft.ck_k_per_piece));
-    };
-    const int s_begin = pieces_done(k_prev), s_end = pieces_done(k_tiles);
+    const int s_begin = pieces_done(ft, k_prev, num_k_tiles);
+    const int s_end = pieces_done(ft, k_tiles, num_k_tiles);
     const int64_t row_piece = p.m * p.tiles_n, col_piece = p.n * p.tiles_m;
     float ck[kItems];
 #pragma unroll
@@ -550,7 +566,11 @@ struct FtBlock {
     const int64_t kt = st->kt;
     const int attempt = st->attempt;
     const int64_t num = (p.k + KTB - 1) / KTB, end = chunk_end(p, kt, num);
-    const abft::Verdict v = check(smem, p, t, kt, end, num, attempt);
+    abft::Verdict v;
+    if constexpr (kLevel == FtLevel::kBlock)
+      v = check(smem, p, t, kt, end, num, attempt);
+    else
+      v = FtGroupCheck<FtBlock>::check(smem, p, t, kt, end, num, attempt);
     const bool restart = v == abft::Verdict::kRecompute &&
                          p.ft.mode == abft::FtMode::kCorrect && attempt == 0;
     // Everyone read the state before the check's barriers.

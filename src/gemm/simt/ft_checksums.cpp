@@ -11,7 +11,7 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 size_t round_up_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// The plain instance for a reference GEMM `width` columns wide (tiles_n or tiles_m): the
+// The plain instance for a reference GEMM `width` columns wide (groups_n or groups_m): the
 // narrowest compiled tile that covers it, since a wider one computes zero columns.
 const SgemmInstance& reference_instance(int64_t width) {
   const char* name = width <= 32   ? "sgemm_simt_128x32x16_w32x32_t8x4"
@@ -62,11 +62,14 @@ cudaError_t launch_reference(const SgemmInstance& inst, bool trans_x, const floa
 }  // namespace
 
 FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmInstance& gemm,
-                                 int verify_interval, int sm_count) {
+                                 FtLevel level, int verify_interval, int sm_count) {
   FtChecksumPlan plan{};
-  const int64_t tiles_m = ceil_div(m, gemm.mtb), tiles_n = ceil_div(n, gemm.ntb);
-  plan.row_gemm = &reference_instance(tiles_n);
-  plan.col_gemm = &reference_instance(tiles_m);
+  plan.rows = ft_group_shape(level, gemm.mtb, gemm.mw, gemm.mt);
+  plan.cols = ft_group_shape(level, gemm.ntb, gemm.nw, gemm.nt);
+  plan.groups_m = ceil_div(m, gemm.mtb) * plan.rows.groups();
+  plan.groups_n = ceil_div(n, gemm.ntb) * plan.cols.groups();
+  plan.row_gemm = &reference_instance(plan.groups_n);
+  plan.col_gemm = &reference_instance(plan.groups_m);
   if (verify_interval > 0) {
     plan.k_per_piece = static_cast<int64_t>(verify_interval) * gemm.ktb;
   } else {
@@ -74,8 +77,8 @@ FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmIns
     const auto& r = *plan.row_gemm;
     const auto& c = *plan.col_gemm;
     const int64_t grid = std::max<int64_t>(
-        1, std::min(ceil_div(m, r.mtb) * ceil_div(tiles_n, r.ntb),
-                    ceil_div(n, c.mtb) * ceil_div(tiles_m, c.ntb)));
+        1, std::min(ceil_div(m, r.mtb) * ceil_div(plan.groups_n, r.ntb),
+                    ceil_div(n, c.mtb) * ceil_div(plan.groups_m, c.ntb)));
     const int64_t slots = static_cast<int64_t>(sm_count) * std::min(r.blocks_per_sm, c.blocks_per_sm);
     const int64_t want = std::clamp<int64_t>(slots / grid, 1, std::max<int64_t>(1, k / 64));
     const int64_t pieces = std::min<int64_t>(want, 16);
@@ -91,18 +94,18 @@ FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmIns
     at += round_up_256(bytes);
     return offset;
   };
-  plan.a_sums_offset = take(sizeof(float) * tiles_m * plan.sums_ld);
-  plan.b_sums_offset = take(sizeof(float) * tiles_n * plan.sums_ld);
-  plan.row_ck_offset = take(sizeof(float) * plan.pieces * m * tiles_n);
-  plan.col_ck_offset = take(sizeof(float) * plan.pieces * n * tiles_m);
-  plan.redo_offset = take(sizeof(int) * (1 + tiles_m * tiles_n));  // count, then tiles
+  plan.a_sums_offset = take(sizeof(float) * plan.groups_m * plan.sums_ld);
+  plan.b_sums_offset = take(sizeof(float) * plan.groups_n * plan.sums_ld);
+  plan.row_ck_offset = take(sizeof(float) * plan.pieces * m * plan.groups_n);
+  plan.col_ck_offset = take(sizeof(float) * plan.pieces * n * plan.groups_m);
+  const int64_t tiles = ceil_div(m, gemm.mtb) * ceil_div(n, gemm.ntb);
+  plan.redo_offset = take(sizeof(int) * (1 + tiles));  // count, then tiles
   plan.bytes = at;
   return plan;
 }
 
 cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b,
-                                const SgemmInstance& gemm, const FtChecksumPlan& plan,
-                                void* scratch, cudaStream_t stream) {
+                                const FtChecksumPlan& plan, void* scratch, cudaStream_t stream) {
   char* base = static_cast<char*>(scratch);
   float* a_sums = reinterpret_cast<float*>(base + plan.a_sums_offset);
   float* b_sums = reinterpret_cast<float*>(base + plan.b_sums_offset);
@@ -115,18 +118,18 @@ cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b
   p.ft.redo_count = reinterpret_cast<int*>(base + plan.redo_offset);
   p.ft.redo_tiles = p.ft.redo_count + 1;
   p.ft.redo_pass = 0;
-  cudaError_t err = launch_ft_operand_sums(p, trans_a, trans_b, gemm.mtb, gemm.ntb, a_sums,
+  cudaError_t err = launch_ft_operand_sums(p, trans_a, trans_b, plan.rows, plan.cols, a_sums,
                                            b_sums, plan.sums_ld, p.ft.redo_count, stream);
   // row_ck = op(A) bsum^T: op(A) as is.
   if (err == cudaSuccess)
     err = launch_reference(*plan.row_gemm, trans_a, p.A, p.lda, p.a_vec, p.m, b_sums,
-                           plan.sums_ld, p.tiles_n, p.k, p.alpha, plan.pieces, plan.k_per_piece,
-                           row_ck, stream);
+                           plan.sums_ld, plan.groups_n, p.k, p.alpha, plan.pieces,
+                           plan.k_per_piece, row_ck, stream);
   // col_ck = op(B)^T asum^T: op(B)^T(j, k) is B[k + j ldb] (B not transposed) or B[j + k ldb].
   if (err == cudaSuccess)
     err = launch_reference(*plan.col_gemm, !trans_b, p.B, p.ldb, p.b_vec, p.n, a_sums,
-                           plan.sums_ld, p.tiles_m, p.k, p.alpha, plan.pieces, plan.k_per_piece,
-                           col_ck, stream);
+                           plan.sums_ld, plan.groups_m, p.k, p.alpha, plan.pieces,
+                           plan.k_per_piece, col_ck, stream);
   return err;
 }
 

@@ -1,10 +1,13 @@
-// The reference checksums of the fused block-level FT-SGEMM (ft_block.cuh), formed before
-// the GEMM for every tile line at once:
-//   1. the operand sums (ft_operand_sums.h): asum of op(A) over each tile row, bsum of op(B)
-//      over each tile column, for every k;
+// The reference checksums of the fused FT-SGEMM (ft_block.cuh), formed before the GEMM for
+// every checksum line at once. The level's groups (ft_groups.h) decide the lines: whole tile
+// rows and columns at block level, a warp's or a thread's part of them at the finer levels.
+//   1. the operand sums (ft_operand_sums.h): asum of op(A) over each row group, bsum of
+//      op(B) over each column group, for every k;
 //   2. two narrow GEMMs through plain SIMT instances, each split into pieces of K:
-//        row_ck (m x tiles_n) = op(A) bsum^T,   col_ck (n x tiles_m) = op(B)^T asum^T,
-//      which FtParams describes. Their FLOPs are (1 / MTB + 1 / NTB) of the GEMM's.
+//        row_ck (m x groups_n) = op(A) bsum^T,   col_ck (n x groups_m) = op(B)^T asum^T,
+//      which FtParams describes (groups_n = tiles_n at block level). Their FLOPs are
+//      (1 / row group height + 1 / column group width) of the GEMM's: 1.6 % for 128 x 128
+//      blocks, 25 % for 8 x 8 threads.
 // With a verify interval the pieces are the interval's K chunks (a check after chunk c adds
 // piece c); without one they only spread the narrow GEMMs over the SMs (split-K without a
 // reduction: the final check adds them up).
@@ -15,14 +18,17 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gemm/simt/ft_groups.h"
 #include "gemm/simt/gemm_params.h"
 #include "gemm/simt/sgemm_registry.h"
 
 namespace aegis::gemm::simt {
 
 struct FtChecksumPlan {
-  const SgemmInstance* row_gemm;  // forms row_ck (m x tiles_n)
-  const SgemmInstance* col_gemm;  // forms col_ck (n x tiles_m)
+  FtGroupShape rows, cols;        // the level's groups of a tile's rows and columns
+  int64_t groups_m, groups_n;     // row and column groups over all tiles
+  const SgemmInstance* row_gemm;  // forms row_ck (m x groups_n)
+  const SgemmInstance* col_gemm;  // forms col_ck (n x groups_m)
   int pieces;
   int64_t k_per_piece;
   int64_t sums_ld;
@@ -31,16 +37,15 @@ struct FtChecksumPlan {
   size_t bytes;                                                       // scratch needed
 };
 
-// gemm: the FT GEMM's instance (its tile decides the lines); verify_interval in its K tiles
-// (0: one check at the end); sm_count: the device's SMs.
+// gemm: the FT GEMM's instance (its tiles and the level decide the lines); verify_interval in
+// its K tiles (0: one check at the end); sm_count: the device's SMs.
 FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmInstance& gemm,
-                                 int verify_interval, int sm_count);
+                                 FtLevel level, int verify_interval, int sm_count);
 
 // Launches steps 1 and 2 on `stream` into `scratch` (plan.bytes, 256-byte aligned) and
 // points p.ft at the result. p carries the FT GEMM's operands, alpha (with alpha = 0 in
 // device pointer mode nothing is read) and tiles.
 cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b,
-                                const SgemmInstance& gemm, const FtChecksumPlan& plan,
-                                void* scratch, cudaStream_t stream);
+                                const FtChecksumPlan& plan, void* scratch, cudaStream_t stream);
 
 }  // namespace aegis::gemm::simt

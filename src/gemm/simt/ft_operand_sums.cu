@@ -1,6 +1,7 @@
-// The operand-sum pass of the fused block-level ABFT (ft_operand_sums.h): one launch for
-// both operands, each thread block working on one tile row (A) or tile column (B) and a run
-// of k. Memory bound: it reads A and B once (O(mk + kn) against the GEMM's O(mnk)).
+// The operand-sum pass of the fused ABFT (ft_operand_sums.h): one launch for both operands,
+// each thread block working on one checksum group of rows (A) or columns (B) and a run of k,
+// or (thread level, whose groups interleave) on many groups at once. Memory bound: it reads A
+// and B once (O(mk + kn) against the GEMM's O(mnk)).
 #include "gemm/simt/ft_operand_sums.h"
 
 #include "gemm/simt/read_scalar.cuh"
@@ -12,17 +13,22 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-// out[s * ld + k] = sum over i in [s * seg, min(len, (s + 1) * seg)) of X(i, k), where
+// Contiguous groups: out[s * ld + k] = sum over i in [s * seg, min(len, (s + 1) * seg)) of
+// X(i, k), for s < segs. Interleaved groups (shape.lanes > 1): out[s * ld + k] = sum over the
+// elements i < len of group s % shape.groups() of tile s / shape.groups() (ft_groups.h).
 // X(i, k) = x[i + k * ldx] when i runs along memory (contig) and x[k + i * ldx] otherwise.
 struct SumJob {
   const float* x;
   int64_t ldx;
   int64_t len;   // extent of i: m for A, n for B
   int64_t k;     // extent of k
-  int seg;       // tile rows (A) or columns (B), a multiple of 32
+  int seg;       // group width; a multiple of 32 when contiguous
   bool contig;
+  bool interleaved;
+  FtGroupShape shape;
+  int64_t segs;  // groups over all tiles
   float* out;
-  int64_t blocks_per_seg;
+  int64_t blocks_per_seg;  // contiguous groups
   int64_t blocks;
 };
 
@@ -88,6 +94,30 @@ __device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
   }
 }
 
+// Interleaved groups (thread level: a group is a thread's rows or columns, runs of 4 spread
+// over its warp's part of the tile). One thread per (group, k), its elements added in a fixed
+// order. When i runs along memory, consecutive threads take consecutive groups of one k,
+// whose runs lie side by side; otherwise consecutive threads take consecutive k of one group
+// (128-byte lines either way).
+__device__ void interleaved_sums(const SumJob& j, int64_t ld, int64_t block) {
+  const int64_t t = block * kThreads + threadIdx.x;
+  const int64_t s = j.contig ? t % j.segs : t / ld;
+  const int64_t k = j.contig ? t / j.segs : t % ld;
+  if (s >= j.segs || k >= ld) return;
+  const int groups = j.shape.groups();
+  const int64_t i0 = (s / groups) * j.shape.tile + j.shape.base(static_cast<int>(s % groups));
+  float sum = 0.0f;
+  if (k < j.k) {
+    for (int r = 0; r < j.shape.runs(); ++r)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int64_t i = i0 + r * j.shape.stride() + q;
+        if (i < j.len) sum += __ldg(j.contig ? j.x + i + k * j.ldx : j.x + k + i * j.ldx);
+      }
+  }
+  j.out[s * ld + k] = sum;
+}
+
 __global__ void __launch_bounds__(kThreads) operand_sums_kernel(const __grid_constant__ SumArgs a) {
   if (blockIdx.x == 0 && threadIdx.x == 0) *a.redo_count = 0;
   if (read_scalar(a.alpha) == 0.0f) return;  // the GEMM reads neither operand
@@ -95,31 +125,50 @@ __global__ void __launch_bounds__(kThreads) operand_sums_kernel(const __grid_con
   const int which = block < a.job[0].blocks ? 0 : 1;
   if (which == 1) block -= a.job[0].blocks;
   const SumJob& j = a.job[which];
-  if (j.contig)
+  if (j.interleaved)
+    interleaved_sums(j, a.ld, block);
+  else if (j.contig)
     contiguous_sums(j, a.ld, block);
   else
     strided_sums(j, a.ld, block);
 }
 
-SumJob make_job(const float* x, int64_t ldx, int64_t len, int64_t k, int seg, bool contig,
-                float* out, int64_t ld) {
-  SumJob j{x, ldx, len, k, seg, contig, out, 0, 0};
-  j.blocks_per_seg = contig ? (ld + kWarps * kKPerWarp - 1) / (kWarps * kKPerWarp) : (ld + 31) / 32;
-  j.blocks = j.blocks_per_seg * ((len + seg - 1) / seg);
+// tile: MTB (A) or NTB (B); the groups of every tile that starts below len.
+SumJob make_job(const float* x, int64_t ldx, int64_t len, int64_t k, const FtGroupShape& shape,
+                bool contig, float* out, int64_t ld) {
+  SumJob j{};
+  j.x = x;
+  j.ldx = ldx;
+  j.len = len;
+  j.k = k;
+  j.seg = shape.width;
+  j.contig = contig;
+  j.interleaved = !shape.contiguous();
+  j.shape = shape;
+  j.segs = (len + shape.tile - 1) / shape.tile * shape.groups();
+  j.out = out;
+  if (j.interleaved) {
+    j.blocks = (j.segs * ld + kThreads - 1) / kThreads;
+  } else {
+    j.blocks_per_seg =
+        contig ? (ld + kWarps * kKPerWarp - 1) / (kWarps * kKPerWarp) : (ld + 31) / 32;
+    j.blocks = j.blocks_per_seg * j.segs;
+  }
   return j;
 }
 
 }  // namespace
 
 cudaError_t launch_ft_operand_sums(const GemmParams<float>& p, bool trans_a, bool trans_b,
-                                   int tile_m, int tile_n, float* a_sums, float* b_sums,
-                                   int64_t ld, int* redo_count, cudaStream_t stream) {
+                                   const FtGroupShape& rows, const FtGroupShape& cols,
+                                   float* a_sums, float* b_sums, int64_t ld, int* redo_count,
+                                   cudaStream_t stream) {
   SumArgs a{};
   a.redo_count = redo_count;
   // op(A)(i, k) is A[i + k lda] (N: i along memory) or A[k + i lda] (T).
-  a.job[0] = make_job(p.A, p.lda, p.m, p.k, tile_m, !trans_a, a_sums, ld);
+  a.job[0] = make_job(p.A, p.lda, p.m, p.k, rows, !trans_a, a_sums, ld);
   // op(B)(k, j) is B[k + j ldb] (N: k along memory) or B[j + k ldb] (T: j along memory).
-  a.job[1] = make_job(p.B, p.ldb, p.n, p.k, tile_n, trans_b, b_sums, ld);
+  a.job[1] = make_job(p.B, p.ldb, p.n, p.k, cols, trans_b, b_sums, ld);
   a.ld = ld;
   a.alpha = p.alpha;
   const int64_t blocks = a.job[0].blocks + a.job[1].blocks;

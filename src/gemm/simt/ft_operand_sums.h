@@ -1,7 +1,8 @@
-// Per-tile operand sums for the fused block-level ABFT, formed by one memory-bound pass
-// before the GEMM (the first step of ft_checksums.h):
-//   a_sums[t * ld + k] = sum of op(A)(i, k) over the rows i of tile row t   (i < m),
-//   b_sums[u * ld + k] = sum of op(B)(k, j) over the columns j of tile column u (j < n),
+// Operand sums for the fused ABFT, formed by one memory-bound pass before the GEMM (the
+// first step of ft_checksums.h), over the checksum groups of the level (ft_groups.h):
+//   a_sums[t * ld + k] = sum of op(A)(i, k) over the rows i of row group t    (i < m),
+//   b_sums[u * ld + k] = sum of op(B)(k, j) over the columns j of column group u (j < n),
+// where group t is group t % groups() of tile row t / groups() (tile column likewise),
 // for k < K, and 0 for K <= k < ld (ld = ft_sums_ld(K), a multiple of 4, so that rows are
 // 16-byte aligned for the reference GEMMs' vector loads).
 #pragma once
@@ -11,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gemm/simt/ft_groups.h"
 #include "gemm/simt/gemm_params.h"
 
 namespace aegis::gemm::simt {
@@ -21,7 +23,8 @@ inline int64_t ft_sums_ld(int64_t k) { return (k + 3) / 4 * 4; }
 // kernel's count of tiles to compute again). With alpha = 0 (device pointer mode) nothing is
 // read and no sum written: the GEMM then reads neither operand nor sum.
 cudaError_t launch_ft_operand_sums(const GemmParams<float>& p, bool trans_a, bool trans_b,
-                                   int tile_m, int tile_n, float* a_sums, float* b_sums,
-                                   int64_t ld, int* redo_count, cudaStream_t stream);
+                                   const FtGroupShape& rows, const FtGroupShape& cols,
+                                   float* a_sums, float* b_sums, int64_t ld, int* redo_count,
+                                   cudaStream_t stream);
 
 }  // namespace aegis::gemm::simt

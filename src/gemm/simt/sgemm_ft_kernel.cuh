@@ -1,4 +1,5 @@
-// SIMT SGEMM with fused, online ABFT at thread-block level (after Wu et al., ICS'23): the
+// SIMT SGEMM with fused, online ABFT (after Wu et al., ICS'23) at block, warp or thread
+// level (ft_groups.h: what one checksum covers; the level changes only the check): the
 // plain kernel's main loop (accumulate_k_range) in chunks of the verify interval, a check of
 // the tile against its reference checksums after each chunk (with in-place repair, or the
 // tile computed again), and a checked epilogue (ft_block.cuh).
@@ -152,7 +153,7 @@ struct RegisterCopy {
   }
 };
 
-// The SIMT kernel with fused block-level checks. The reference checksums come from
+// The SIMT kernel with fused checks at level kLevel. The reference checksums come from
 // launch_ft_checksums; no split-K. Two instances:
 //  - fast (kGeneral false), for calls without a verify interval or faults to inject: the plain
 //    kernel's source up to the end of its main loop, then the tile into shared memory, one
@@ -162,12 +163,12 @@ struct RegisterCopy {
 //    the same instructions 5.5 % slower (measured; docs/perf-notes.md FT-5).
 //  - general: K in chunks of the verify interval, fault injection, tiles computed again in
 //    place, and the redo pass over the fast instance's list.
-template <class Cfg, bool kTransA, bool kTransB, bool kGeneral>
+template <class Cfg, bool kTransA, bool kTransB, bool kGeneral, FtLevel kLevel = FtLevel::kBlock>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     sgemm_simt_ft_kernel(const __grid_constant__ GemmParams<float> p) {
   constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
   constexpr int MW = Cfg::kMW, NW = Cfg::kNW, MT = Cfg::kMT, NT = Cfg::kNT;
-  using Ft = FtBlock<Cfg, kTransA, kTransB>;
+  using Ft = FtBlock<Cfg, kTransA, kTransB, kLevel>;
   using LoopState = typename Ft::LoopState;
   using Next = typename Ft::Next;
 

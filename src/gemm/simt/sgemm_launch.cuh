@@ -1,4 +1,4 @@
-// Launcher of one SGEMM kernel configuration and transpose pair, plain or fault-tolerant.
+// Launchers of one SGEMM kernel configuration and transpose pair, plain or fault-tolerant.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,37 +23,41 @@ cudaError_t allow_shared_memory() {
 // Blocks of the FT redo pass: tiles to compute again are rare, so a few blocks walk the list.
 constexpr unsigned kRedoBlocks = 64;
 
-// Launches one configuration for one transpose pair, plain or fault-tolerant (FT calls with a
-// verify interval or faults to inject run the general FT kernel, the others the fast one and
-// its redo pass).
-template <class Cfg, bool kTransA, bool kTransB, bool kFt = false>
+// Launches one configuration for one transpose pair without checksums.
+template <class Cfg, bool kTransA, bool kTransB>
 cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
-  constexpr int kSmemBytes = kFt ? FtBlock<Cfg, kTransA, kTransB>::kSmemBytes : Cfg::kSmemBytes;
   const dim3 grid(static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n),
                   static_cast<unsigned>(p.split_k));
-  if constexpr (kFt) {
-    constexpr auto fast = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false>;
-    constexpr auto general = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true>;
-    cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
-    if (attr == cudaSuccess) attr = allow_shared_memory<general, kSmemBytes>();
-    if (attr != cudaSuccess) return attr;
-    if (p.ft.num_faults > 0 || p.ft.verify_interval > 0) {
-      general<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
-      return cudaGetLastError();
-    }
-    // The fast kernel, then the redo pass over the tiles it listed (usually none: its blocks
-    // find an empty list and leave).
-    fast<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
-    GemmParams<float> redo = p;
-    redo.ft.redo_pass = 1;
-    const unsigned redo_blocks = grid.x < kRedoBlocks ? grid.x : kRedoBlocks;
-    general<<<redo_blocks, Cfg::kThreads, kSmemBytes, stream>>>(redo);
+  constexpr auto plain = sgemm_simt_kernel<Cfg, kTransA, kTransB>;
+  const cudaError_t attr = allow_shared_memory<plain, Cfg::kSmemBytes>();
+  if (attr != cudaSuccess) return attr;
+  plain<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
+// Launches one configuration for one transpose pair with fused checksums of one level (no
+// split-K). Calls with a verify interval or faults to inject run the general FT kernel, the
+// others the fast one and its redo pass.
+template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
+cudaError_t launch_sgemm_simt_ft(const GemmParams<float>& p, cudaStream_t stream) {
+  constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
+  const dim3 grid(static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n));
+  constexpr auto fast = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false, kLevel>;
+  constexpr auto general = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true, kLevel>;
+  cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
+  if (attr == cudaSuccess) attr = allow_shared_memory<general, kSmemBytes>();
+  if (attr != cudaSuccess) return attr;
+  if (p.ft.num_faults > 0 || p.ft.verify_interval > 0) {
+    general<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
     return cudaGetLastError();
   }
-  constexpr auto plain = sgemm_simt_kernel<Cfg, kTransA, kTransB>;
-  const cudaError_t attr = allow_shared_memory<plain, kSmemBytes>();
-  if (attr != cudaSuccess) return attr;
-  plain<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  // The fast kernel, then the redo pass over the tiles it listed (usually none: its blocks
+  // find an empty list and leave).
+  fast<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  GemmParams<float> redo = p;
+  redo.ft.redo_pass = 1;
+  const unsigned redo_blocks = grid.x < kRedoBlocks ? grid.x : kRedoBlocks;
+  general<<<redo_blocks, Cfg::kThreads, kSmemBytes, stream>>>(redo);
   return cudaGetLastError();
 }
 
