@@ -430,6 +430,17 @@ struct FtBlock {
     return static_cast<int>(min(static_cast<int64_t>(ft.ck_pieces), kt * KTB / ft.ck_k_per_piece));
   }
 
+  // Whether checksum fault fs of this launch fires in the check after k_tiles K tiles (the
+  // previous check of this attempt came after k_prev): it hits the running checksum, as a
+  // fault in its register would.
+  __device__ __forceinline__ static bool checksum_fault_fires(const abft::FaultSpec& fs,
+                                                              int64_t k_prev, int64_t k_tiles,
+                                                              int64_t num_k_tiles) {
+    if (fs.k_step < 0 || fs.target == abft::kTargetAccumulator) return false;
+    const int64_t at = fs.k_step < num_k_tiles ? fs.k_step : num_k_tiles - 1;
+    return at >= k_prev && at < k_tiles;
+  }
+
   // Checks the tile in shared memory after k_tiles K tiles (the previous check of this
   // attempt came after k_prev): adds the reference pieces completed since to the running
   // checksums, compares, and classifies. kCorrectOne is repaired in the tile here (CORRECT
@@ -473,9 +484,7 @@ struct FtBlock {
       if (attempt == 0) {
         for (int f = 0; f < ft.num_faults; ++f) {
           const abft::FaultSpec& fs = ft.faults[f];
-          if (fs.k_step < 0 || fs.target == abft::kTargetAccumulator) continue;
-          const int64_t at = fs.k_step < num_k_tiles ? fs.k_step : num_k_tiles - 1;
-          if (at < k_prev || at >= k_tiles) continue;
+          if (!checksum_fault_fires(fs, k_prev, k_tiles, num_k_tiles)) continue;
           const int64_t target = fs.target == abft::kTargetRowChecksum ? fs.row - t.m0
                                                                         : MTB + (fs.col - t.n0);
           const bool in_tile = fs.row - t.m0 >= 0 && fs.row - t.m0 < MTB && fs.col - t.n0 >= 0 &&

@@ -141,9 +141,7 @@ struct FtGroupCheck {
     if (attempt == 0) {
       for (int f = 0; f < ft.num_faults; ++f) {
         const abft::FaultSpec& fs = ft.faults[f];
-        if (fs.k_step < 0 || fs.target == abft::kTargetAccumulator) continue;
-        const int64_t at = fs.k_step < num_k_tiles ? fs.k_step : num_k_tiles - 1;
-        if (at < k_prev || at >= k_tiles) continue;
+        if (!Ft::checksum_fault_fires(fs, k_prev, k_tiles, num_k_tiles)) continue;
         const int64_t rr = fs.row - t.m0, cc = fs.col - t.n0;
         if (rr < 0 || rr >= MTB || cc < 0 || cc >= NTB) continue;
         const int target =
