@@ -84,6 +84,7 @@ struct GemmOptions {
   // carry no FT fields, exactly as before FT existed.
   std::vector<FtSetting> ft;
   aegisFtMode_t ft_mode = AEGIS_FT_CORRECT;
+  int64_t ft_interval = 0;  // --ft-interval: aegisSetFtVerifyInterval of the FT rows
 };
 
 // One library's outcome on one case. Times stay NaN unless the result verified.
@@ -156,6 +157,8 @@ void print_gemm_usage(std::FILE* out) {
       "                        FT rows show their overhead against the off row of the case\n"
       "                        (--dtype f32 only)\n"
       "  --ft-mode MODE        correct | detect: the mode of the FT rows (default correct)\n"
+      "  --ft-interval K       the FT rows also check every K tiles of K\n"
+      "                        (aegisSetFtVerifyInterval; default 0: once, after the loop)\n"
       "  --help                this text\n"
       "\n"
       "Each result is checked first, in FP64 on the GPU: all of C through a random\n"
@@ -197,7 +200,8 @@ bool is_gemm_ex_config(const std::string& name) {
 
 GemmOptions parse_gemm_options(const Invocation& invocation) {
   GemmOptions options;
-  bool ft_mode_given = false, ctype_given = false, ceiling_given = false;
+  bool ft_mode_given = false, ft_interval_given = false, ctype_given = false,
+       ceiling_given = false;
   OptionReader reader(invocation);
   while (reader.next()) {
     if (reader.is("--suite")) {
@@ -271,12 +275,17 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
         reader.reject("unknown FT mode '" + mode + "', expected correct or detect");
       options.ft_mode = mode == "correct" ? AEGIS_FT_CORRECT : AEGIS_FT_DETECT;
       ft_mode_given = true;
+    } else if (reader.is("--ft-interval")) {
+      options.ft_interval = reader.integer(0);
+      ft_interval_given = true;
     } else {
       reader.reject_unknown();
     }
   }
   if (ft_mode_given && options.ft.empty())
     reader.reject("option '--ft-mode' needs --ft (the FT settings to time)");
+  if (ft_interval_given && options.ft.empty())
+    reader.reject("option '--ft-interval' needs --ft (the FT settings to time)");
   const bool tensor = options.dtype != AEGIS_R_32F;
   if (!ctype_given) options.ctype = options.dtype;
   if (!tensor && options.ctype != AEGIS_R_32F)
@@ -561,6 +570,7 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
     for (const FtSetting& setting : options.ft) json.value(setting.name);
     json.end_array();
     json.field("ft_mode", ft_mode_name(options.ft_mode))
+        .field("ft_verify_interval", options.ft_interval)
         .field("ft_overhead_unit", "FT median time / FT-off median time of the case - 1");
   }
   json.end_object();
@@ -691,10 +701,13 @@ void close_libraries(const Libraries& libs) {
 }
 
 // Puts the handle under one FT setting (FT off for "off").
-void apply_ft_setting(const Libraries& libs, const FtSetting& setting, aegisFtMode_t mode) {
+void apply_ft_setting(const Libraries& libs, const FtSetting& setting, aegisFtMode_t mode,
+                      int64_t interval) {
   AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
                           aegisSetFtMode(libs.aegis, setting.on ? mode : AEGIS_FT_OFF));
   if (setting.on) AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisSetFtLevel(libs.aegis, setting.level));
+  AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
+                          aegisSetFtVerifyInterval(libs.aegis, setting.on ? interval : 0));
 }
 
 // Drops the FT settings this build refuses (aegisSetFtLevel: NOT_SUPPORTED), one line each,
@@ -751,7 +764,7 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
     row.gemm_case = gemm_case;
     if (with_ft) {
       row.ft = setting.name;
-      apply_ft_setting(libs, setting, options.ft_mode);
+      apply_ft_setting(libs, setting, options.ft_mode, options.ft_interval);
     }
     if (setting.on) {
       // A level can still refuse one shape (the non-fused checksums need workspace); that
@@ -790,7 +803,7 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
     }
     outcome.rows.push_back(row);
   }
-  if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode);  // back to FT off
+  if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0);  // back to FT off
 
   LibraryRun cublas;
   if (options.with_cublas) {
@@ -869,8 +882,10 @@ int run_gemm(const Invocation& invocation) {
   if (with_ft) {
     std::string names;
     for (const FtSetting& setting : options.ft) names += (names.empty() ? "" : ", ") + setting.name;
-    std::printf("fault tolerance: %s (mode %s); overhead = FT time / off time of the case - 1\n",
-                names.c_str(), ft_mode_name(options.ft_mode));
+    std::printf("fault tolerance: %s (mode %s, verify interval %lld); overhead = FT time / off "
+                "time of the case - 1\n",
+                names.c_str(), ft_mode_name(options.ft_mode),
+                static_cast<long long>(options.ft_interval));
   }
   std::printf("\n");
   std::vector<TableColumn> columns = {{"m", 6, false}, {"n", 6, false}, {"k", 6, false},
