@@ -710,28 +710,6 @@ void apply_ft_setting(const Libraries& libs, const FtSetting& setting, aegisFtMo
                           aegisSetFtVerifyInterval(libs.aegis, setting.on ? interval : 0));
 }
 
-// Drops the FT settings this build refuses (aegisSetFtLevel: NOT_SUPPORTED), one line each,
-// so that a sweep asked for warp or thread still measures the rest. Leaves FT off.
-std::vector<FtSetting> supported_ft_settings(const Libraries& libs,
-                                             const std::vector<FtSetting>& settings) {
-  std::vector<FtSetting> kept;
-  for (const FtSetting& setting : settings) {
-    if (setting.on) {
-      aegisStatus_t status = aegisSetFtLevel(libs.aegis, setting.level);
-      if (status == AEGIS_STATUS_NOT_SUPPORTED) {
-        std::fprintf(stderr, "aegis-bench gemm: FT level '%s' skipped: %s\n", setting.name.c_str(),
-                     aegis_failure_detail(libs.aegis, status));
-        continue;
-      }
-      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, status);
-    }
-    kept.push_back(setting);
-  }
-  AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisSetFtLevel(libs.aegis, AEGIS_FT_LEVEL_BLOCK));
-  AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisSetFtMode(libs.aegis, AEGIS_FT_OFF));
-  return kept;
-}
-
 // The rows of one case and the lines to print about it once its progress line is gone.
 struct CaseOutcome {
   std::vector<GemmResult> rows;
@@ -853,15 +831,6 @@ int run_gemm(const Invocation& invocation) {
                 options.sgemm_max_split > 0 ? std::to_string(options.sgemm_max_split).c_str()
                                             : "of the tuning row");
   }
-  if (with_ft) {
-    options.ft = supported_ft_settings(libs, options.ft);
-    if (options.ft.empty()) {
-      std::fprintf(stderr, "aegis-bench gemm: none of the FT settings of --ft is available\n");
-      close_libraries(libs);
-      return 1;
-    }
-  }
-
   std::vector<GemmCase> cases;
   for (const GemmShape& shape : options.shapes)
     for (const GemmOp& op : options.ops) cases.push_back({shape, op});

@@ -37,13 +37,7 @@ int main(int argc, char** argv) {
   AEGIS_BENCH_CHECK_CUBLAS(cublasSetStream(cublas, stream));
   AEGIS_BENCH_CHECK_CUBLAS(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));  // no TF32
 
-  aegisStatus_t status = aegisSetFtLevel(aegis, options.level);
-  if (status == AEGIS_STATUS_NOT_SUPPORTED) {
-    std::fprintf(stderr, "aegis-inject: FT level '%s' is not supported: %s\n",
-                 options.level_name.c_str(), bench::aegis_failure_detail(aegis, status));
-    return 1;
-  }
-  AEGIS_BENCH_CHECK_AEGIS(aegis, status);
+  AEGIS_BENCH_CHECK_AEGIS(aegis, aegisSetFtLevel(aegis, options.level));
   AEGIS_BENCH_CHECK_AEGIS(aegis, aegisSetFtVerifyInterval(aegis, options.verify_interval));
 
   std::printf("aegis-inject: %s (%d SMs, cc %s), mode %s, level %s, %lld injections per case "

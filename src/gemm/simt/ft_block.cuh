@@ -314,6 +314,33 @@ struct FtBlock {
     r.action = action;
   }
 
+  // The action a fault record of verdict v (kCorrectOne or kRecompute) states.
+  __device__ __forceinline__ static int fault_action(const abft::FtParams& ft, abft::Verdict v,
+                                                     int attempt) {
+    if (ft.mode != abft::FtMode::kCorrect) return abft::kActionReported;
+    if (v == abft::Verdict::kCorrectOne) return abft::kActionCorrected;
+    return attempt == 0 ? abft::kActionRecomputed : abft::kActionUnrecovered;
+  }
+  // Counts one check of verdict v in the handle's statistics (one thread per check): `faults`
+  // is what it detected (1 at block level, the bad cells at the finer levels), all repaired in
+  // place when v is kCorrectOne; kRecompute computes the tile again once.
+  __device__ __forceinline__ static void count_check(const abft::FtParams& ft, abft::Verdict v,
+                                                     unsigned long long faults, int attempt) {
+    abft::FtDeviceStats* st = ft.stats;
+    atomicAdd(&st->checks, 1ull);
+    if (v == abft::Verdict::kNonFinite) {
+      atomicAdd(&st->nonfinite, 1ull);
+      return;
+    }
+    if (v == abft::Verdict::kClean) return;
+    atomicAdd(&st->detected, faults);
+    if (ft.mode != abft::FtMode::kCorrect) return;
+    if (v == abft::Verdict::kCorrectOne)
+      atomicAdd(&st->corrected, faults);
+    else
+      atomicAdd(attempt == 0 ? &st->recomputed : &st->unrecovered, 1ull);
+  }
+
   // Classifies this thread's residuals (residual[q] of line tid + q * kThreads, against
   // bound[q]) across the block, leaving the single bad row/column in misc. Uniform result.
   __device__ static abft::Verdict classify_lines(float* smem, const float (&residual)[kItems],
@@ -537,26 +564,14 @@ struct FtBlock {
     if (v == abft::Verdict::kCorrectOne && correct)
       recompute_element(smem, p, t, *misc_int(kBadRow), *misc_int(kBadCol), k_done);
     if (tid == 0) {
-      abft::FtDeviceStats* st = ft.stats;
-      atomicAdd(&st->checks, 1ull);
-      if (v == abft::Verdict::kNonFinite) {
-        atomicAdd(&st->nonfinite, 1ull);
-      } else if (v != abft::Verdict::kClean) {
-        atomicAdd(&st->detected, 1ull);
+      count_check(ft, v, 1, attempt);
+      if (v == abft::Verdict::kCorrectOne || v == abft::Verdict::kRecompute) {
         const bool one = v == abft::Verdict::kCorrectOne;
         const int rows = *misc_int(kBadRows), cols = *misc_int(kBadCols);
         const long long row = one || (rows == 1 && cols == 0) ? t.m0 + *misc_int(kBadRow) : -1;
         const long long col = one || (cols == 1 && rows == 0) ? t.n0 + *misc_int(kBadCol) : -1;
         const float res = cols > 0 ? misc[kColResidual] : misc[kRowResidual];
-        int action = abft::kActionReported;
-        if (correct && one) {
-          action = abft::kActionCorrected;
-          atomicAdd(&st->corrected, 1ull);
-        } else if (correct) {
-          action = attempt == 0 ? abft::kActionRecomputed : abft::kActionUnrecovered;
-          atomicAdd(attempt == 0 ? &st->recomputed : &st->unrecovered, 1ull);
-        }
-        record(ft, t, row, col, k_tiles, res, action);
+        record(ft, t, row, col, k_tiles, res, fault_action(ft, v, attempt));
       }
     }
     __syncthreads();  // the repaired tile, misc and red are visible to all

@@ -307,10 +307,7 @@ struct FtGroupCheck {
                                      cell_ints(smem, kCellCol)[c], k_done, lane);
     }
     if (v == abft::Verdict::kCorrectOne || v == abft::Verdict::kRecompute) {
-      const int action = !correct                           ? abft::kActionReported
-                         : v == abft::Verdict::kCorrectOne ? abft::kActionCorrected
-                         : attempt == 0                     ? abft::kActionRecomputed
-                                                            : abft::kActionUnrecovered;
+      const int action = Ft::fault_action(ft, v, attempt);
       for (int c = tid; c < kCells; c += kThreads) {
         const int rows = cell_ints(smem, kCellRows)[c], cols = cell_ints(smem, kCellCols)[c];
         if (rows == 0 && cols == 0) continue;
@@ -320,19 +317,8 @@ struct FtGroupCheck {
         Ft::record(ft, t, row, col, k_tiles, res, action);
       }
     }
-    if (tid == 0) {
-      abft::FtDeviceStats* st = ft.stats;
-      atomicAdd(&st->checks, 1ull);
-      if (v == abft::Verdict::kNonFinite) {
-        atomicAdd(&st->nonfinite, 1ull);
-      } else if (v != abft::Verdict::kClean) {
-        const unsigned long long bad = static_cast<unsigned long long>(*counter(smem, kBadCells));
-        atomicAdd(&st->detected, bad);
-        if (correct && v == abft::Verdict::kCorrectOne) atomicAdd(&st->corrected, bad);
-        if (correct && v == abft::Verdict::kRecompute)
-          atomicAdd(attempt == 0 ? &st->recomputed : &st->unrecovered, 1ull);
-      }
-    }
+    if (tid == 0)
+      Ft::count_check(ft, v, static_cast<unsigned long long>(*counter(smem, kBadCells)), attempt);
     __syncthreads();  // the repaired tile is visible to all; misc may be reused
     return v;
   }

@@ -13,8 +13,8 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-// Contiguous groups: out[s * ld + k] = sum over i in [s * seg, min(len, (s + 1) * seg)) of
-// X(i, k), for s < segs. Interleaved groups (shape.lanes > 1): out[s * ld + k] = sum over the
+// Contiguous groups: out[s * ld + k] = sum over i in [s * w, min(len, (s + 1) * w)) of X(i, k)
+// (w = shape.width), for s < segs. Interleaved groups (shape.lanes > 1): out[s * ld + k] = sum over the
 // elements i < len of group s % shape.groups() of tile s / shape.groups() (ft_groups.h).
 // X(i, k) = x[i + k * ldx] when i runs along memory (contig) and x[k + i * ldx] otherwise.
 struct SumJob {
@@ -22,10 +22,8 @@ struct SumJob {
   int64_t ldx;
   int64_t len;   // extent of i: m for A, n for B
   int64_t k;     // extent of k
-  int seg;       // group width; a multiple of 32 when contiguous
   bool contig;
-  bool interleaved;
-  FtGroupShape shape;
+  FtGroupShape shape;  // the groups; a contiguous group's width is best a multiple of 32
   int64_t segs;  // groups over all tiles
   float* out;
   int64_t blocks_per_seg;  // contiguous groups
@@ -39,7 +37,7 @@ struct SumArgs {
   int* redo_count;  // the FT kernel's list of tiles to compute again starts empty
 };
 
-// Contiguous segments: warp w of the block sums X(seg, k) for kKPerWarp consecutive k, each
+// Contiguous segments: warp w of the block sums X(segment, k) for kKPerWarp consecutive k, each
 // lane reading every 32nd element (128-byte lines, all the warp's loads in flight together),
 // then a shuffle tree per k. Same order every run. (One k per warp made 16 K tiny blocks at
 // 4096^2 and ran at half the memory's speed, measured.)
@@ -48,8 +46,8 @@ __device__ void contiguous_sums(const SumJob& j, int64_t ld, int64_t block) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t s = block / j.blocks_per_seg;
   const int64_t k0 = ((block % j.blocks_per_seg) * kWarps + warp) * kKPerWarp;
-  const int64_t i0 = s * j.seg;
-  const int64_t i_end = min(j.len, i0 + j.seg);
+  const int64_t i0 = s * j.shape.width;
+  const int64_t i_end = min(j.len, i0 + j.shape.width);
   float sum[kKPerWarp];
 #pragma unroll
   for (int q = 0; q < kKPerWarp; ++q) {
@@ -78,8 +76,8 @@ __device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
   const int64_t k = (block % j.blocks_per_seg) * 32 + lane;
   float sum = 0.0f;
   if (k < j.k) {
-    const int64_t i0 = s * j.seg;
-    const int64_t i_end = min(j.len, i0 + j.seg);
+    const int64_t i0 = s * j.shape.width;
+    const int64_t i_end = min(j.len, i0 + j.shape.width);
     const float* x = j.x + k;
 #pragma unroll 4
     for (int64_t i = i0 + warp; i < i_end; i += kWarps) sum += __ldg(x + i * j.ldx);
@@ -125,7 +123,7 @@ __global__ void __launch_bounds__(kThreads) operand_sums_kernel(const __grid_con
   const int which = block < a.job[0].blocks ? 0 : 1;
   if (which == 1) block -= a.job[0].blocks;
   const SumJob& j = a.job[which];
-  if (j.interleaved)
+  if (!j.shape.contiguous())
     interleaved_sums(j, a.ld, block);
   else if (j.contig)
     contiguous_sums(j, a.ld, block);
@@ -141,13 +139,11 @@ SumJob make_job(const float* x, int64_t ldx, int64_t len, int64_t k, const FtGro
   j.ldx = ldx;
   j.len = len;
   j.k = k;
-  j.seg = shape.width;
   j.contig = contig;
-  j.interleaved = !shape.contiguous();
   j.shape = shape;
   j.segs = (len + shape.tile - 1) / shape.tile * shape.groups();
   j.out = out;
-  if (j.interleaved) {
+  if (!shape.contiguous()) {
     j.blocks = (j.segs * ld + kThreads - 1) / kThreads;
   } else {
     j.blocks_per_seg =
