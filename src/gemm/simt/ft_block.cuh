@@ -155,6 +155,33 @@ struct FtBlock {
 
   // ---- the tile in shared memory -----------------------------------------------------------
 
+  // The fragment moves between registers and the tile one float at a time, through volatile
+  // PTX that neither the compiler nor ptxas merges into vectors. A float4 move needs its four
+  // accumulators in one aligned quad of registers, and ptxas then allocates the main loop's
+  // accumulators in such quads: that gave 50-70 FFMAs per K tile whose three source registers
+  // share a bank (against 0 in the plain kernel; scripts/sass-bank-conflicts), and made the
+  // fast kernel's loop ~4 % slower than the same loop in the plain kernel (measured:
+  // docs/perf-notes.md FT-7).
+  __device__ __forceinline__ static void store_shared_scalar(float* p, float v) {
+    asm volatile("st.volatile.shared.f32 [%0], %1;"
+                 :
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "f"(v)
+                 : "memory");
+  }
+  __device__ __forceinline__ static float load_shared_scalar(const float* p) {
+    float v;
+    asm volatile("ld.volatile.shared.f32 %0, [%1];"
+                 : "=f"(v)
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))
+                 : "memory");
+    return v;
+  }
+  // Where fragment element (i, j) of this thread lives in the tile.
+  template <class F>
+  __device__ __forceinline__ static F* tile_element(F* smem, const FragmentMap& fm, int i, int j) {
+    return smem + (fm.row0 + (i / 4) * fm.row_stride + i % 4) * kLdT + fm.col0 +
+           (j / 4) * fm.col_stride + j % 4;
+  }
   // Writes this thread's fragment into the tile (after a barrier that ends the main loop's
   // use of the stages).
   __device__ __forceinline__ static void store_tile(float* smem, const float (&acc)[MT][NT]) {
@@ -163,32 +190,17 @@ struct FtBlock {
   __device__ __forceinline__ static void store_tile(float* smem, const float (&acc)[MT][NT],
                                                     const FragmentMap& fm) {
 #pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi)
+    for (int i = 0; i < MT; ++i)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int fj = 0; fj < kFragN; ++fj)
-          *reinterpret_cast<float4*>(smem + (fm.row0 + fi * fm.row_stride + i) * kLdT +
-                                     fm.col0 + fj * fm.col_stride) =
-              make_float4(acc[fi * 4 + i][fj * 4], acc[fi * 4 + i][fj * 4 + 1],
-                          acc[fi * 4 + i][fj * 4 + 2], acc[fi * 4 + i][fj * 4 + 3]);
+      for (int j = 0; j < NT; ++j) store_shared_scalar(tile_element(smem, fm, i, j), acc[i][j]);
   }
   // Reads this thread's fragment back (after a check, which may have repaired an element).
   __device__ __forceinline__ static void load_tile(const float* smem, float (&acc)[MT][NT],
                                                    const FragmentMap& fm) {
 #pragma unroll
-    for (int fi = 0; fi < kFragM; ++fi)
+    for (int i = 0; i < MT; ++i)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int fj = 0; fj < kFragN; ++fj) {
-          const float4 v = *reinterpret_cast<const float4*>(
-              smem + (fm.row0 + fi * fm.row_stride + i) * kLdT + fm.col0 + fj * fm.col_stride);
-          acc[fi * 4 + i][fj * 4] = v.x;
-          acc[fi * 4 + i][fj * 4 + 1] = v.y;
-          acc[fi * 4 + i][fj * 4 + 2] = v.z;
-          acc[fi * 4 + i][fj * 4 + 3] = v.w;
-        }
+      for (int j = 0; j < NT; ++j) acc[i][j] = load_shared_scalar(tile_element(smem, fm, i, j));
   }
   // Zeroes this thread's running reference checksums (its own lines: no barrier needed).
   __device__ __forceinline__ static void clear_references(float* smem) {
