@@ -26,6 +26,17 @@ namespace aegis::blas2 {
 
 // Columns per thread per step of the N kernel (loads in flight per thread).
 constexpr int kGemvNUnroll = 4;
+// Double complex (16-byte elements, one per thread and column): the next group's loads are
+// issued unconditionally and the N kernel is compiled for four 256-thread blocks per SM (64
+// registers), twice the loads in flight per SM. Measured on the H200 (docs/blas2.md, v6):
+// zgemv N 92-94.5 % -> 96-99 % of the bandwidth at n >= 8192 (the unconditional loads alone,
+// at the old occupancy, gave 88-92 %). The same pair for double moved dgemv N both ways by up
+// to 5 points, so the other precisions keep the conditional loads and free registers.
+template <typename T>
+constexpr bool kGemvNDeepPrefetch = sizeof(T) == 16;
+// 0: no minimum, the compiler's choice (the other precisions' SASS is unchanged by it).
+template <typename T>
+constexpr int kGemvNMinBlocks = kGemvNDeepPrefetch<T> ? 4 : 0;
 
 template <typename T>
 struct GemvParams {
@@ -44,7 +55,7 @@ struct GemvParams {
 };
 
 template <typename T, int NB, int Q, bool VEC>
-__global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
+__global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
     gemv_n_kernel(GemvParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int TX = NB / V;
@@ -69,7 +80,11 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
   if (full) {
     // Groups of U columns (U loads each), two register buffers used in turn: the next
     // group's loads are issued before the current group's multiply-adds (left to itself,
-    // ptxas consumes the first load of a group before issuing the third).
+    // ptxas consumes the first load of a group before issuing the third). With
+    // kGemvNDeepPrefetch the loads are unconditional: past the last full group they read the
+    // group just read again (valid, and in L2). Under the branch, ptxas lands the double
+    // complex vectors in temporaries and copies them out right after the loads, so the copies
+    // wait for the loads before the previous group's multiply-adds (ncu, docs/blas2.md v6).
     auto load_group = [&](int64_t jj, Vec<T, V>(&a)[U], T(&xj)[U]) {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
@@ -90,12 +105,14 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q)
       for (;;) {
         j += U * Q;
         const bool more = j + (U - 1) * Q < c1;
-        if (more) load_group(j, a1, x1);
+        if (kGemvNDeepPrefetch<T> || more)
+          load_group(!more && kGemvNDeepPrefetch<T> ? j - U * Q : j, a1, x1);
         fma_group(a0, x0);
         if (!more) break;
         j += U * Q;
         const bool more2 = j + (U - 1) * Q < c1;
-        if (more2) load_group(j, a0, x0);
+        if (kGemvNDeepPrefetch<T> || more2)
+          load_group(!more2 && kGemvNDeepPrefetch<T> ? j - U * Q : j, a0, x0);
         fma_group(a1, x1);
         if (!more2) break;
       }
