@@ -155,26 +155,17 @@ struct FtBlock {
 
   // ---- the tile in shared memory -----------------------------------------------------------
 
-  // The fragment moves between registers and the tile one float at a time, through volatile
-  // PTX that neither the compiler nor ptxas merges into vectors. A float4 move needs its four
-  // accumulators in one aligned quad of registers, and ptxas then allocates the main loop's
-  // accumulators in such quads: that gave 50-70 FFMAs per K tile whose three source registers
-  // share a bank (against 0 in the plain kernel; scripts/sass-bank-conflicts), and made the
-  // fast kernel's loop ~4 % slower than the same loop in the plain kernel (measured:
-  // docs/perf-notes.md FT-7).
+  // The fragment goes into the tile one float at a time, through volatile PTX that neither
+  // the compiler nor ptxas merges into vectors. A float4 store needs its four accumulators in
+  // one aligned quad of registers, and ptxas then allocated the main loop's accumulators in
+  // such quads: 50-70 FFMAs per K tile had their three source registers in one bank (against
+  // 0 in the plain kernel; scripts/sass-bank-conflicts), and the fast kernel ran 3-4 % slower
+  // (measured: docs/perf-notes.md FT-7).
   __device__ __forceinline__ static void store_shared_scalar(float* p, float v) {
     asm volatile("st.volatile.shared.f32 [%0], %1;"
                  :
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "f"(v)
                  : "memory");
-  }
-  __device__ __forceinline__ static float load_shared_scalar(const float* p) {
-    float v;
-    asm volatile("ld.volatile.shared.f32 %0, [%1];"
-                 : "=f"(v)
-                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))
-                 : "memory");
-    return v;
   }
   // Where fragment element (i, j) of this thread lives in the tile.
   template <class F>
@@ -197,10 +188,19 @@ struct FtBlock {
   // Reads this thread's fragment back (after a check, which may have repaired an element).
   __device__ __forceinline__ static void load_tile(const float* smem, float (&acc)[MT][NT],
                                                    const FragmentMap& fm) {
+    // float4 reads here (only the general kernel reloads the tile): with scalar ones it
+    // spilled more, and a verify interval of 64 cost +46.8 / +40.0 % at 4096 / 16384 against
+    // +43.3 / +35.1 % (H200, docs/perf-notes.md FT-8).
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
-      for (int j = 0; j < NT; ++j) acc[i][j] = load_shared_scalar(tile_element(smem, fm, i, j));
+      for (int j = 0; j < NT; j += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(tile_element(smem, fm, i, j));
+        acc[i][j] = v.x;
+        acc[i][j + 1] = v.y;
+        acc[i][j + 2] = v.z;
+        acc[i][j + 3] = v.w;
+      }
   }
   // Zeroes this thread's running reference checksums (its own lines: no barrier needed).
   __device__ __forceinline__ static void clear_references(float* smem) {
