@@ -21,6 +21,8 @@ aegisShapeClass_t gemm_shape_class(int64_t m, int64_t n, int64_t k);
 // partial sums (split * m * n floats) within
 // workspace_bytes. The returned factor is exact: ceil(k / k_per_split(...)) equals it.
 constexpr int kMinSplitKTiles = 4;
+// The split-K limit of the narrow-side tiles plan_sgemm takes for a side of at most 64.
+constexpr int kNarrowMaxSplit = 16;
 int choose_split_k(int64_t m, int64_t n, int64_t k, int mtb, int ntb, int ktb, int max_split,
                    int block_slots, size_t workspace_bytes);
 // K elements per slice for a split factor: a multiple of ktb.
@@ -33,8 +35,10 @@ struct SgemmPlan {
   int64_t k_per_split;
 };
 
-// Chooses the kernel for an SGEMM on this handle (tuning table or the handle's override;
-// with an FT mode set, the table's FT rows and no split-K).
+// Chooses the kernel for an SGEMM on this handle: the tuning table's row for the shape class
+// (with an FT mode set, the FT rows and no split-K); outside the small class, a narrow tile
+// with split-K up to kNarrowMaxSplit where m or n is at most 64 and the row's tile is wider;
+// the handle's override before all.
 SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k);
 
 // Runs C = alpha op(A) op(B) + beta C (arguments already checked, m, n, k > 0).

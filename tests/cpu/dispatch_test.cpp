@@ -474,6 +474,31 @@ TEST_F(Plan, FollowsTheTableRow) {
   }
 }
 
+// A side of at most 64 outside the small class: the narrow tile, not the class's 128 x 128.
+TEST_F(Plan, NarrowSidesTakeNarrowTiles) {
+  h_->tuning = find_tuning_table("NVIDIA H200");
+  give_workspace(size_t(32) << 20);
+  const struct {
+    PlanShape shape;
+    const char* config;
+  } cases[] = {
+      {{4096, 32, 4096}, "sgemm_simt_128x32x16_w32x32_t8x4"},
+      {{4096, 16, 4096}, "sgemm_simt_128x32x16_w32x32_t8x4"},
+      {{8192, 64, 8192}, "sgemm_simt_128x64x8_w64x32_t8x8"},
+      {{32, 8192, 8192}, "sgemm_simt_32x32x8_w32x32_t4x8"},
+      {{64, 4096, 4096}, "sgemm_simt_64x64x8_w32x32_t8x4"},
+      {{48, 40, 1 << 20}, "sgemm_simt_64x64x8_w32x32_t8x4"},  // both narrow, deep K
+  };
+  for (const auto& c : cases) {
+    ASSERT_NE(aegisGemmShapeClass(c.shape.m, c.shape.n, c.shape.k), AEGIS_SHAPE_SMALL);
+    if (!find_sgemm_instance(c.config)) continue;  // a build without it keeps the row's tile
+    expect_plan(c.shape, c.config, aegis::dispatch::kNarrowMaxSplit);
+  }
+  // A side of 65 keeps the class's tile.
+  const auto& row = sgemm_row(*h_->tuning, aegisGemmShapeClass(4096, 65, 4096));
+  expect_plan({4096, 65, 4096}, row.config, row.max_split);
+}
+
 TEST_F(Plan, WithoutWorkspaceNeverSplits) {
   for (const PlanShape& s : kPlanShapes) EXPECT_EQ(plan_sgemm(*h_, s.m, s.n, s.k).split_k, 1);
 }
