@@ -35,30 +35,42 @@ cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// Launches the general FT kernel (verify intervals, faults to inject, the redo pass) on
+// `blocks` thread blocks. Its instances live in files of their own
+// (instances/sgemm_ft_general_instance.cu.in; the fast launcher below sees only a
+// declaration), so that the build can give the two kernels different ptxas options.
+template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
+cudaError_t launch_sgemm_simt_ft_general(const GemmParams<float>& p, unsigned blocks,
+                                         cudaStream_t stream) {
+  constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
+  constexpr auto general = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true, kLevel>;
+  const cudaError_t attr = allow_shared_memory<general, kSmemBytes>();
+  if (attr != cudaSuccess) return attr;
+  general<<<blocks, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
 // Launches one configuration for one transpose pair with fused checksums of one level (no
 // split-K). Calls with a verify interval or faults to inject run the general FT kernel, the
 // others the fast one and its redo pass.
 template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
 cudaError_t launch_sgemm_simt_ft(const GemmParams<float>& p, cudaStream_t stream) {
   constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
-  const dim3 grid(static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n));
+  const unsigned tiles = static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n);
+  if (p.ft.num_faults > 0 || p.ft.verify_interval > 0)
+    return launch_sgemm_simt_ft_general<Cfg, kTransA, kTransB, kLevel>(p, tiles, stream);
   constexpr auto fast = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false, kLevel>;
-  constexpr auto general = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true, kLevel>;
-  cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
-  if (attr == cudaSuccess) attr = allow_shared_memory<general, kSmemBytes>();
+  const cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
   if (attr != cudaSuccess) return attr;
-  if (p.ft.num_faults > 0 || p.ft.verify_interval > 0) {
-    general<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
-  }
   // The fast kernel, then the redo pass over the tiles it listed (usually none: its blocks
   // find an empty list and leave).
-  fast<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  fast<<<tiles, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
   GemmParams<float> redo = p;
   redo.ft.redo_pass = 1;
-  const unsigned redo_blocks = grid.x < kRedoBlocks ? grid.x : kRedoBlocks;
-  general<<<redo_blocks, Cfg::kThreads, kSmemBytes, stream>>>(redo);
-  return cudaGetLastError();
+  return launch_sgemm_simt_ft_general<Cfg, kTransA, kTransB, kLevel>(
+      redo, tiles < kRedoBlocks ? tiles : kRedoBlocks, stream);
 }
 
 }  // namespace aegis::gemm::simt
