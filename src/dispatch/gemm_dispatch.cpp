@@ -50,12 +50,22 @@ abft::FtParams take_ft_params(aegisContext* h) {
 // would compute mostly padding there. Measured on the H200 (docs/dispatch.md, forced
 // configurations against cuBLAS): 4096 x 32 x 4096 ran at 0.44x with the class's 128 x 128
 // tile and 1.00x with 128 x 32; 32 x 8192 x 8192 at 0.35x and 0.85x with 32 x 32; split 16
-// at least as fast as 8 on every such shape. nullptr: no narrow side.
-const char* narrow_side_config(int64_t m, int64_t n) {
-  if (m <= 32) return "sgemm_simt_32x32x8_w32x32_t4x8";
-  if (m <= 64) return "sgemm_simt_64x64x8_w32x32_t8x4";
-  if (n <= 32) return "sgemm_simt_128x32x16_w32x32_t8x4";
-  if (n <= 64) return "sgemm_simt_128x64x8_w64x32_t8x8";
+// at least as fast as 8 on every such shape. nullptr: no narrow side, or a build without
+// the tile. The names are looked up once, not per call.
+const gemm::simt::SgemmInstance* narrow_side_instance(int64_t m, int64_t n) {
+  using gemm::simt::find_sgemm_instance;
+  static const gemm::simt::SgemmInstance* const m32 =
+      find_sgemm_instance("sgemm_simt_32x32x8_w32x32_t4x8");
+  static const gemm::simt::SgemmInstance* const m64 =
+      find_sgemm_instance("sgemm_simt_64x64x8_w32x32_t8x4");
+  static const gemm::simt::SgemmInstance* const n32 =
+      find_sgemm_instance("sgemm_simt_128x32x16_w32x32_t8x4");
+  static const gemm::simt::SgemmInstance* const n64 =
+      find_sgemm_instance("sgemm_simt_128x64x8_w64x32_t8x8");
+  if (m <= 32) return m32;
+  if (m <= 64) return m64;
+  if (n <= 32) return n32;
+  if (n <= 64) return n64;
   return nullptr;
 }
 }  // namespace
@@ -103,25 +113,21 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
   const bool ft_on = h.ft_mode != AEGIS_FT_OFF;
   const SgemmTuningRow& row = ft_on ? sgemm_ft_row(*h.tuning, plan.shape_class)
                                     : sgemm_row(*h.tuning, plan.shape_class);
-  const char* config = row.config;
   int max_split = row.max_split;
+  plan.instance = gemm::simt::find_sgemm_instance(row.config);
   // Small products keep their class's tile (latency bound, measured per class by the tuner);
   // the others take a narrow tile where one side is narrow and the class's tile is wider.
-  if (plan.shape_class != AEGIS_SHAPE_SMALL) {
-    const gemm::simt::SgemmInstance* table = gemm::simt::find_sgemm_instance(config);
-    const char* narrow_config = narrow_side_config(m, n);
-    const gemm::simt::SgemmInstance* narrow =
-        narrow_config ? gemm::simt::find_sgemm_instance(narrow_config) : nullptr;
-    if (table && narrow && (narrow->mtb < table->mtb || narrow->ntb < table->ntb)) {
-      config = narrow_config;
+  if (plan.instance && plan.shape_class != AEGIS_SHAPE_SMALL) {
+    const gemm::simt::SgemmInstance* narrow = narrow_side_instance(m, n);
+    if (narrow && (narrow->mtb < plan.instance->mtb || narrow->ntb < plan.instance->ntb)) {
+      plan.instance = narrow;
       max_split = kNarrowMaxSplit;
     }
   }
   if (!h.sgemm_override_config.empty()) {
-    config = h.sgemm_override_config.c_str();
+    plan.instance = gemm::simt::find_sgemm_instance(h.sgemm_override_config.c_str());
     if (h.sgemm_override_max_split > 0) max_split = h.sgemm_override_max_split;
   }
-  plan.instance = gemm::simt::find_sgemm_instance(config);
   if (!plan.instance) {  // the table names a configuration this build left out
     int count = 0;
     plan.instance = gemm::simt::sgemm_instances(&count)[0];

@@ -714,6 +714,16 @@ TEST_F(FtSgemmApi, FaultsFireInTheirCallOnlyAndAreConsumed) {
 struct Mnk {
   int64_t m, n, k;
 };
+// A case of the shape sweeps: transposes and shape; the rest FtCase's defaults.
+FtCase sweep_case(aegisOperation_t ta, aegisOperation_t tb, const Mnk& s) {
+  FtCase c;
+  c.transa = ta;
+  c.transb = tb;
+  c.m = s.m;
+  c.n = s.n;
+  c.k = s.k;
+  return c;
+}
 
 // Sizes around tile edges (tiles 32..256 wide, K tiles 8 and 16), non-multiples, 1:10 and
 // 10:1 aspects, K up to 4099.
@@ -724,12 +734,8 @@ const Mnk kCleanShapes[] = {{1, 1, 1},        {7, 7, 7},       {63, 65, 64},    
 const aegisOperation_t kOpsNTC[] = {AEGIS_OP_N, AEGIS_OP_T, AEGIS_OP_C};
 
 FtCase clean_case(Dist d, const Mnk& s, size_t index) {
-  FtCase c;
-  c.transa = kOpsNTC[index % 3 == 2 ? (index / 3) % 3 : index % 2];
-  c.transb = kOpsNTC[(index / 2) % 2];
-  c.m = s.m;
-  c.n = s.n;
-  c.k = s.k;
+  FtCase c = sweep_case(kOpsNTC[index % 3 == 2 ? (index / 3) % 3 : index % 2],
+                        kOpsNTC[(index / 2) % 2], s);
   c.dist = d;
   c.beta = index % 3 == 1 ? 0.5f : 0.0f;
   c.alpha = index % 4 == 3 ? -1.5f : 1.0f;
@@ -765,12 +771,7 @@ TEST_F(FtSgemmClean, EveryTransposeAlphaBetaAndLayout) {
   for (aegisOperation_t ta : kOpsNTC)
     for (aegisOperation_t tb : kOpsNTC)
       for (const Mnk& s : shapes) {
-        FtCase c;
-        c.transa = ta;
-        c.transb = tb;
-        c.m = s.m;
-        c.n = s.n;
-        c.k = s.k;
+        FtCase c = sweep_case(ta, tb, s);
         c.alpha = scalars[index % 4][0];
         c.beta = scalars[index % 4][1];
         c.padded_ld = index % 2 == 1;
@@ -810,10 +811,7 @@ TEST_F(FtSgemmClean, SubnormalProductsAreNotFaults) {
   set_mode(AEGIS_FT_DETECT);
   size_t index = 0;
   for (const Mnk& s : {Mnk{128, 128, 8}, Mnk{257, 129, 64}, Mnk{130, 130, 1031}}) {
-    FtCase c;
-    c.m = s.m;
-    c.n = s.n;
-    c.k = s.k;
+    FtCase c = sweep_case(AEGIS_OP_N, AEGIS_OP_N, s);
     c.dist = Dist::kSubnormalProducts;
     FtProblem p(c, case_seed(seed_, index++));
     run(p);
@@ -833,12 +831,8 @@ TEST_F(FtSgemmClean, VerifyIntervalChangesNoBit) {
   set_mode(AEGIS_FT_CORRECT);
   size_t index = 0;
   for (const Mnk& s : {Mnk{257, 131, 2053}, Mnk{33, 65, 200}, Mnk{1, 1, 77}}) {
-    FtCase c;
-    c.m = s.m;
-    c.n = s.n;
-    c.k = s.k;
+    FtCase c = sweep_case(AEGIS_OP_N, AEGIS_OP_T, s);
     c.beta = 0.5f;
-    c.transb = AEGIS_OP_T;
     c.dist = index == 1 ? Dist::kLogUniform : Dist::kUniform;
     FtProblem p(c, case_seed(seed_, index++));
     ASSERT_EQ(aegisSetFtVerifyInterval(h_, 0), AEGIS_STATUS_SUCCESS);
@@ -1293,12 +1287,7 @@ TEST_F(FtSgemmConfigs, EveryConfigCleanAndWithFaultsInTheLastTile) {
                           {2 * t.mtb + 3, t.ntb - 5 > 0 ? t.ntb - 5 : 1, 9 * t.ktb - 1},
                           {t.mtb + 1, 3 * t.ntb + 2, 2 * t.ktb}};
     for (const Mnk& s : shapes) {
-      FtCase c;
-      c.transa = ops[index % 2];
-      c.transb = ops[(index / 2) % 2];
-      c.m = s.m;
-      c.n = s.n;
-      c.k = s.k;
+      FtCase c = sweep_case(ops[index % 2], ops[(index / 2) % 2], s);
       c.beta = index % 3 == 1 ? 0.5f : 0.0f;
       c.padded_ld = index % 2 == 1;
       SCOPED_TRACE(config + " " + c.describe());
@@ -1404,12 +1393,7 @@ TEST_F(FtSgemmLevels, EveryTransposeAlphaBetaAndVerifyInterval) {
       for (aegisOperation_t tb : {AEGIS_OP_N, AEGIS_OP_T})
         for (const Mnk& s : shapes) {
           set_level(level);
-          FtCase c;
-          c.transa = ta;
-          c.transb = tb;
-          c.m = s.m;
-          c.n = s.n;
-          c.k = s.k;
+          FtCase c = sweep_case(ta, tb, s);
           c.alpha = scalars[index % 3][0];
           c.beta = scalars[index % 3][1];
           c.padded_ld = index % 2 == 1;
