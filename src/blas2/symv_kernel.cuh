@@ -263,23 +263,32 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
 }
 
 // Deterministic mode: y_i = alpha (column parts of block row i in chunk order, then row
-// parts in tile order) + beta y_i. One thread block per block row of NB rows; its
-// kSymvReduceThreads / NB threads per row each add one contiguous range of the row's parts
-// (8 loads in flight) and the ranges meet in shared memory in range order, so the sum is a
-// fixed function of (n, NB, S) and the work of a long block row is spread over 256 threads
-// instead of one per row. Launched as a programmatic dependent of symv_kernel: its blocks
-// may be resident before the main grid ends and wait for its partial sums here.
+// parts in tile order) + beta y_i. A thread block takes kSymvReduceRows rows of one block
+// row; the kSymvReduceThreads / kSymvReduceRows threads of a row each add one contiguous
+// range of the row's parts (8 loads in flight) and the ranges meet in shared memory in range
+// order, so the sum is a fixed function of (n, NB, S). The kernel runs after the main
+// kernel, with nothing else left to overlap it, so its length is the chain of loads of
+// one range: 16 threads per row (a row of n = 8192, NB = 64 has up to ~190 parts: 12 loads
+// each) keep it to a few latencies. Launched as a programmatic dependent of symv_kernel: its
+// blocks may be resident before the main grid ends and wait for its partial sums here.
 constexpr int kSymvReduceThreads = 256;
+constexpr int kSymvReduceRows = 16;
+template <int NB>
+constexpr int symv_reduce_rows() {
+  return NB < kSymvReduceRows ? NB : kSymvReduceRows;
+}
 
 template <typename T, int NB>
 __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvParams<T> p) {
-  constexpr int P = kSymvReduceThreads / NB;  // threads per row
-  static_assert(kSymvReduceThreads % NB == 0, "whole rows per reduction block");
-  __shared__ T sums[P][NB];
-  const int loc = threadIdx.x % NB, part = threadIdx.x / NB;
+  constexpr int R = symv_reduce_rows<NB>();  // rows per block
+  constexpr int P = kSymvReduceThreads / R;  // threads per row
+  static_assert(kSymvReduceThreads % R == 0 && NB % R == 0, "whole rows per reduction block");
+  __shared__ T sums[P][R];
+  const int r = threadIdx.x % R, part = threadIdx.x / R;
   const int64_t np = p.n + p.row_shift;
   const int64_t nt = (np + NB - 1) / NB;
-  const int64_t rb = blockIdx.x;  // block row
+  const int64_t rb = blockIdx.x / (NB / R);            // block row
+  const int loc = int(blockIdx.x % (NB / R)) * R + r;  // row within the block row
   // Column parts: count cc, at col_base + k NB (k < cc).
   const int64_t S = p.tiles_per_block;
   const int64_t col_base = rb * p.chunks_max * NB;
@@ -306,14 +315,15 @@ __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvPar
     for (int u = 0; u < kBatch; ++u)
       if (k + u < k1) s = add(s, v[u]);
   }
-  sums[part][loc] = s;
+  sums[part][r] = s;
   __syncthreads();
   if (part == 0) {
-    T r = sums[0][loc];
+    T sum = sums[0][r];
 #pragma unroll
-    for (int q = 1; q < P; ++q) r = add(r, sums[q][loc]);
+    for (int q = 1; q < P; ++q) sum = add(sum, sums[q][r]);
     const int64_t i = rb * NB + loc - p.row_shift;
-    if (i >= 0 && i < p.n) store_result(p.y + i * p.incy, p.scalars.get_alpha(), p.scalars.get_beta(), r);
+    if (i >= 0 && i < p.n)
+      store_result(p.y + i * p.incy, p.scalars.get_alpha(), p.scalars.get_beta(), sum);
   }
 }
 
@@ -360,8 +370,9 @@ struct SymvFamily {
       symv_kernel<T, NB, Q, false, HERM><<<grid, block, 0, plan.stream>>>(p);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || p.atomic) return e;
-    return launch_dependent(symv_reduce_kernel<T, NB>, dim3(unsigned(nt)), dim3(kSymvReduceThreads),
-                            plan.stream, p);
+    const unsigned reduce_blocks = unsigned(nt * (NB / symv_reduce_rows<NB>()));
+    return launch_dependent(symv_reduce_kernel<T, NB>, dim3(reduce_blocks),
+                            dim3(kSymvReduceThreads), plan.stream, p);
   }
 };
 
