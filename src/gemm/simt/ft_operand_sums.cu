@@ -38,10 +38,13 @@ struct SumArgs {
 };
 
 // Contiguous segments: warp w of the block sums X(segment, k) for kKPerWarp consecutive k, each
-// lane reading every 32nd element (128-byte lines, all the warp's loads in flight together),
-// then a shuffle tree per k. Same order every run. (One k per warp made 16 K tiny blocks at
-// 4096^2 and ran at half the memory's speed, measured.)
+// lane reading every 32nd element (128-byte lines), then a shuffle tree per k. Same order
+// every run. (One k per warp made 16 K tiny blocks at 4096^2 and ran at half the memory's
+// speed, measured.) The loads of up to kRunsInFlight runs of 32 per k are issued together,
+// masked at the segment's end: a whole 128-wide segment is 16 loads per lane in flight (a loop
+// with a run-time trip count kept about four, and the pass ran at ~2 TB/s).
 constexpr int kKPerWarp = 4;
+constexpr int kRunsInFlight = 8;
 __device__ void contiguous_sums(const SumJob& j, int64_t ld, int64_t block) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t s = block / j.blocks_per_seg;
@@ -50,12 +53,22 @@ __device__ void contiguous_sums(const SumJob& j, int64_t ld, int64_t block) {
   const int64_t i_end = min(j.len, i0 + j.shape.width);
   float sum[kKPerWarp];
 #pragma unroll
-  for (int q = 0; q < kKPerWarp; ++q) {
-    sum[q] = 0.0f;
-    if (k0 + q >= j.k) continue;
-    const float* col = j.x + (k0 + q) * j.ldx;
-#pragma unroll 8
-    for (int64_t i = i0 + lane; i < i_end; i += 32) sum[q] += __ldg(col + i);
+  for (int q = 0; q < kKPerWarp; ++q) sum[q] = 0.0f;
+  for (int64_t base = i0 + lane; base < i_end; base += 32 * kRunsInFlight) {
+    float v[kKPerWarp][kRunsInFlight];
+#pragma unroll
+    for (int q = 0; q < kKPerWarp; ++q) {
+      const float* col = j.x + min(k0 + q, j.k - 1) * j.ldx;  // k past the end: masked
+#pragma unroll
+      for (int r = 0; r < kRunsInFlight; ++r) {
+        const int64_t i = base + 32 * r;
+        v[q][r] = k0 + q < j.k && i < i_end ? __ldg(col + i) : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kKPerWarp; ++q)
+#pragma unroll
+      for (int r = 0; r < kRunsInFlight; ++r) sum[q] += v[q][r];
   }
 #pragma unroll
   for (int q = 0; q < kKPerWarp; ++q) {
@@ -69,6 +82,9 @@ __device__ void contiguous_sums(const SumJob& j, int64_t ld, int64_t block) {
 // the segment's elements i = i0 + w, i0 + w + kWarps, ...; the warps' partials are then added
 // in warp order (the same every run). Eight warps per k keep enough loads in flight: one
 // thread walking the whole segment (up to 256 dependent loads) took twice as long (measured).
+// Each warp issues up to kStridedInFlight of its loads together (all 16 of a 128-wide
+// segment), masked at the segment's end, as contiguous_sums does.
+constexpr int kStridedInFlight = 16;
 __device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
   __shared__ float partial[kWarps][32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -79,8 +95,16 @@ __device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
     const int64_t i0 = s * j.shape.width;
     const int64_t i_end = min(j.len, i0 + j.shape.width);
     const float* x = j.x + k;
-#pragma unroll 4
-    for (int64_t i = i0 + warp; i < i_end; i += kWarps) sum += __ldg(x + i * j.ldx);
+    for (int64_t base = i0 + warp; base < i_end; base += kWarps * kStridedInFlight) {
+      float v[kStridedInFlight];
+#pragma unroll
+      for (int r = 0; r < kStridedInFlight; ++r) {
+        const int64_t i = base + kWarps * r;
+        v[r] = i < i_end ? __ldg(x + i * j.ldx) : 0.0f;
+      }
+#pragma unroll
+      for (int r = 0; r < kStridedInFlight; ++r) sum += v[r];
+    }
   }
   partial[warp][lane] = sum;
   __syncthreads();
