@@ -309,13 +309,14 @@ constexpr char precision_letter() {
                                         : 'z';
 }
 
-// The GEMV T/C configurations of this precision built into the library.
+// The configurations of one GEMV family ("gemv_n", "gemv_t") of this precision built into
+// the library.
 template <typename T>
-std::vector<std::string> gemv_t_configs() {
+std::vector<std::string> gemv_configs(const char* family) {
   std::vector<std::string> names;
   for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
     const std::string name = aegisBlas2ConfigName(i);
-    if (name[0] == precision_letter<T>() && name.find("gemv_t") != std::string::npos) names.push_back(name);
+    if (name[0] == precision_letter<T>() && name.find(family) != std::string::npos) names.push_back(name);
   }
   return names;
 }
@@ -514,7 +515,7 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
   // (partial first step) and ragged ends, both modes.
   size_t index = 0;
-  for (const std::string& name : gemv_t_configs<TypeParam>()) {
+  for (const std::string& name : gemv_configs<TypeParam>("gemv_t")) {
     for (const auto& [m, n] : {std::pair<int64_t, int64_t>{4099, 37}, {1000, 300}, {129, 65}})
       for (int y : {1, 2, 5, 40, 0}) {
         ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
@@ -535,12 +536,40 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   aegisSetBlas2Override(this->h_, nullptr, 0);
 }
 
+TYPED_TEST(Blas2Gemv, EveryGemvNConfigurationForcedSplits) {
+  // Every GEMV N configuration of this precision with forced column splits (powers of two
+  // and not, up to 9 blocks per panel), both modes, row offsets and ragged panels; the split
+  // asked for is the split used.
+  size_t index = 0;
+  for (const std::string& name : gemv_configs<TypeParam>("gemv_n")) {
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{517, 3001}, {129, 700}})
+      for (int y : {2, 5, 8, 9}) {
+        ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
+        Blas2Case c = make_case<TypeParam>(Blas2Kind::GemvN, m, n, index);
+        c.ld_mode = 1;
+        if (index % 2 == 1) {
+          c.offset_call = true;
+          c.off_r = 1 + int64_t(index % 3);
+          c.off_c = 1;
+        }
+        expect_forced_config_runs<TypeParam>(
+            this->h_, name, c, case_seed(this->seed_, index),
+            name + " m " + std::to_string(m) + " n " + std::to_string(n) + " Y " + std::to_string(y));
+        int used_y = 0;
+        aegisGetLastBlas2Choice(this->h_, nullptr, &used_y);
+        EXPECT_EQ(used_y, y) << name;
+        ++index;
+      }
+  }
+  aegisSetBlas2Override(this->h_, nullptr, 0);
+}
+
 TYPED_TEST(Blas2Gemv, GemvTMorePanelsThanOneGridDimension) {
   // GEMV T/C launches its column panels along grid y and z: more than 65535 panels (short,
   // very wide A) must use the z slices, the last one partial. Deterministic mode falls back
   // to one block per panel there (more panels than arrival counters); atomics keeps Y = 3.
   size_t index = 0;
-  for (const std::string& name : gemv_t_configs<TypeParam>()) {
+  for (const std::string& name : gemv_configs<TypeParam>("gemv_t")) {
     const int64_t nb = std::stoll(name.substr(name.find("_nb") + 3));
     const int64_t m = 3, n = 65535 * nb + 3 * nb + 5;
     ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), 3), AEGIS_STATUS_SUCCESS);
