@@ -161,9 +161,11 @@ enum class Combine {
 };
 
 // y[i * inc] = beta * y[i * inc] for i < count (0 where beta = 0, whatever y held): the
-// first step of atomics mode.
+// first step of atomics mode. The GEMV kernel after it is a programmatic dependent: it may
+// launch at once and load A while this runs, and waits for y before its atomic adds.
 template <typename T>
 __global__ void scale_vector_kernel(int64_t count, T* y, int64_t inc, Scalars<T> s) {
+  allow_dependent_launch();
   const T beta = s.get_beta();
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {

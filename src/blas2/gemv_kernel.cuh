@@ -161,6 +161,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
     for (int k = 0; k < RPT; ++k)
       if (row[k] >= 0) store_result(p.y + row[k] * p.incy, alpha, beta, sum[k]);
   } else if (p.combine == Combine::Atomic) {
+    wait_for_preceding_kernel();  // y scaled by beta (this grid may have started before)
 #pragma unroll
     for (int k = 0; k < RPT; ++k)
       if (row[k] >= 0 && !is_zero(alpha)) atomic_add(p.y + row[k] * p.incy, mul(alpha, sum[k]));
@@ -269,6 +270,7 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   if (p.combine == Combine::Direct || split == 1) {
     if (owner) store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(), sum);
   } else if (p.combine == Combine::Atomic) {
+    wait_for_preceding_kernel();  // y scaled by beta (this grid may have started before)
     if (owner && !is_zero(alpha)) atomic_add(p.y + col * p.incy, mul(alpha, sum));
   } else {
     if (owner) p.partials[chunk * p.n + col] = sum;
@@ -317,10 +319,10 @@ struct GemvN {
     }
     const dim3 grid(unsigned(panels(call)), unsigned(split));
     const dim3 block(NB / kVecWidth<T>, Q);
-    if (call.vector_loads)
-      gemv_n_kernel<T, NB, Q, true><<<grid, block, 0, plan.stream>>>(p);
-    else
-      gemv_n_kernel<T, NB, Q, false><<<grid, block, 0, plan.stream>>>(p);
+    auto kernel = call.vector_loads ? gemv_n_kernel<T, NB, Q, true> : gemv_n_kernel<T, NB, Q, false>;
+    // Atomics: a dependent of the beta pre-pass, so its loads of A overlap that kernel.
+    if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
+    kernel<<<grid, block, 0, plan.stream>>>(p);
     return cudaGetLastError();
   }
 };
@@ -348,17 +350,14 @@ struct GemvT {
     const dim3 grid(unsigned(split), unsigned(gy), unsigned((panel_count + gy - 1) / gy));
     const dim3 block(32, Q);
     constexpr bool kComplex = ScalarTraits<T>::kComplex;
-    if (call.vector_loads) {
-      if (kComplex && call.conj)
-        gemv_t_kernel<T, NB, Q, true, kComplex><<<grid, block, 0, plan.stream>>>(p);
-      else
-        gemv_t_kernel<T, NB, Q, true, false><<<grid, block, 0, plan.stream>>>(p);
-    } else {
-      if (kComplex && call.conj)
-        gemv_t_kernel<T, NB, Q, false, kComplex><<<grid, block, 0, plan.stream>>>(p);
-      else
-        gemv_t_kernel<T, NB, Q, false, false><<<grid, block, 0, plan.stream>>>(p);
-    }
+    const bool conj = kComplex && call.conj;
+    auto kernel = call.vector_loads ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex>
+                                            : gemv_t_kernel<T, NB, Q, true, false>)
+                                    : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex>
+                                            : gemv_t_kernel<T, NB, Q, false, false>);
+    // Atomics: a dependent of the beta pre-pass, so its loads of A overlap that kernel.
+    if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
+    kernel<<<grid, block, 0, plan.stream>>>(p);
     return cudaGetLastError();
   }
 };

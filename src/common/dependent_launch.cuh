@@ -15,6 +15,15 @@ __device__ __forceinline__ void wait_for_preceding_kernel() {
 #endif
 }
 
+// Called by a kernel ahead of a dependent one: lets the dependent grid's blocks launch now
+// (they still wait in wait_for_preceding_kernel() for this kernel's writes). Without it they
+// launch as this kernel's blocks exit.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <typename... KArgs, typename... Args>
 cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cudaStream_t stream,
                              Args... args) {
