@@ -68,6 +68,13 @@ const gemm::simt::SgemmInstance* narrow_side_instance(int64_t m, int64_t n) {
   if (n <= 64) return n64;
   return nullptr;
 }
+// The named configuration, or the first one built where this build left it out
+// (AEGIS_SGEMM_CONFIGS), so that the rules after it see the tile that will run.
+const gemm::simt::SgemmInstance* instance_or_first(const char* name) {
+  if (const gemm::simt::SgemmInstance* inst = gemm::simt::find_sgemm_instance(name)) return inst;
+  int count = 0;
+  return gemm::simt::sgemm_instances(&count)[0];
+}
 }  // namespace
 
 aegisShapeClass_t gemm_shape_class(int64_t m, int64_t n, int64_t k) {
@@ -114,10 +121,10 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
   const SgemmTuningRow& row = ft_on ? sgemm_ft_row(*h.tuning, plan.shape_class)
                                     : sgemm_row(*h.tuning, plan.shape_class);
   int max_split = row.max_split;
-  plan.instance = gemm::simt::find_sgemm_instance(row.config);
+  plan.instance = instance_or_first(row.config);
   // Small products keep their class's tile (latency bound, measured per class by the tuner);
   // the others take a narrow tile where one side is narrow and the class's tile is wider.
-  if (plan.instance && plan.shape_class != AEGIS_SHAPE_SMALL) {
+  if (plan.shape_class != AEGIS_SHAPE_SMALL) {
     const gemm::simt::SgemmInstance* narrow = narrow_side_instance(m, n);
     if (narrow && (narrow->mtb < plan.instance->mtb || narrow->ntb < plan.instance->ntb)) {
       plan.instance = narrow;
@@ -125,12 +132,8 @@ SgemmPlan plan_sgemm(const aegisContext& h, int64_t m, int64_t n, int64_t k) {
     }
   }
   if (!h.sgemm_override_config.empty()) {
-    plan.instance = gemm::simt::find_sgemm_instance(h.sgemm_override_config.c_str());
+    plan.instance = instance_or_first(h.sgemm_override_config.c_str());
     if (h.sgemm_override_max_split > 0) max_split = h.sgemm_override_max_split;
-  }
-  if (!plan.instance) {  // the table names a configuration this build left out
-    int count = 0;
-    plan.instance = gemm::simt::sgemm_instances(&count)[0];
   }
   const auto& inst = *plan.instance;
   // FT checksums cover whole tiles: no split-K.
