@@ -319,7 +319,8 @@ struct GemvN {
     }
     const dim3 grid(unsigned(panels(call)), unsigned(split));
     const dim3 block(NB / kVecWidth<T>, Q);
-    auto kernel = call.vector_loads ? gemv_n_kernel<T, NB, Q, true> : gemv_n_kernel<T, NB, Q, false>;
+    auto kernel =
+        call.vector_loads ? gemv_n_kernel<T, NB, Q, true> : gemv_n_kernel<T, NB, Q, false>;
     // Atomics: a dependent of the beta pre-pass, so its loads of A overlap that kernel.
     if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
     kernel<<<grid, block, 0, plan.stream>>>(p);

@@ -316,7 +316,8 @@ std::vector<std::string> gemv_configs(const char* family) {
   std::vector<std::string> names;
   for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
     const std::string name = aegisBlas2ConfigName(i);
-    if (name[0] == precision_letter<T>() && name.find(family) != std::string::npos) names.push_back(name);
+    if (name[0] == precision_letter<T>() && name.find(family) != std::string::npos)
+      names.push_back(name);
   }
   return names;
 }
@@ -552,9 +553,10 @@ TYPED_TEST(Blas2Gemv, EveryGemvNConfigurationForcedSplits) {
           c.off_r = 1 + int64_t(index % 3);
           c.off_c = 1;
         }
-        expect_forced_config_runs<TypeParam>(
-            this->h_, name, c, case_seed(this->seed_, index),
-            name + " m " + std::to_string(m) + " n " + std::to_string(n) + " Y " + std::to_string(y));
+        const std::string label = name + " m " + std::to_string(m) + " n " + std::to_string(n) +
+                                  " Y " + std::to_string(y);
+        expect_forced_config_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index),
+                                             label);
         int used_y = 0;
         aegisGetLastBlas2Choice(this->h_, nullptr, &used_y);
         EXPECT_EQ(used_y, y) << name;
