@@ -926,8 +926,10 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
   ASSERT_NE(small_row, nullptr);
   const auto* small = aegis::gemm::tc::find_tc_instance(small_row->config);
   ASSERT_NE(small, nullptr);
+  // A kernel that splits K across its own cluster is never split by dispatch.
   auto split_of = [&](const aegis::gemm::tc::TcInstance& inst,
                       const aegis::gemm::tc::TcGemmParams& p) {
+    if (!inst.needs.split_k) return 1;
     return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, 64, 16, h_->sm_count,
                           h_->workspace_bytes());
   };

@@ -7,7 +7,8 @@ namespace aegis::gemm::sm90 {
 // BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns with wgmma
 // m64nBNk16.
 template <int BM, int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue,
-          int ClusterM, int ClusterN, int CtasPerSm, bool SplitKAcrossConsumers = false>
+          int ClusterM, int ClusterN, int CtasPerSm, bool SplitKAcrossConsumers = false,
+          int ClusterK = 1>
 struct Sm90Config {
   static constexpr int kBM = BM;
   static constexpr int kBN = BN;
@@ -28,7 +29,13 @@ struct Sm90Config {
   // same rows, each loads 1/ClusterN of the shared A tile and multicasts it (the tall shapes:
   // a few tile columns over many rows).
   static constexpr int kClusterN = ClusterN;
-  static constexpr int kClusterSize = ClusterM * ClusterN;
+  // CTAs per cluster along K: the ClusterK CTAs of a cluster compute the same tile over
+  // consecutive K slices, then each sums one BN / ClusterK column chunk of the tile from all
+  // of them (the others' partial sums arrive in its shared memory) and stores it. A tile
+  // whose K is long and whose count leaves SMs idle (tall and wide shapes) then runs on
+  // ClusterK SMs without a workspace or a second kernel.
+  static constexpr int kClusterK = ClusterK;
+  static constexpr int kClusterSize = ClusterM * ClusterN * ClusterK;
   // CTAs resident on one SM. Two CTAs of one consumer give the SM two independent wgmma
   // chains, and one CTA's epilogue overlaps the other's main loop: for 64 x 64 tiles that
   // measured 1.4-1.5x faster than one CTA on some shapes, slower on others
@@ -54,10 +61,18 @@ struct Sm90Config {
   static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
   // Split K across consumers: the second consumer's 64 x BN accumulators, handed to the first.
   static constexpr int kExchangeBytes = SplitKAcrossConsumers ? 64 * BN * 4 : 0;
-  // Stages, epilogue staging, the exchange, then the full/empty mbarriers; +1024 to align
-  // the stages to the 128-byte swizzle's 1024-byte pattern.
-  static constexpr int kSmemBytes =
-      kStages * kStageBytes + kEpilogueBytes + kExchangeBytes + 2 * kStages * 8 + 1024;
+  // Split K across a cluster: each consumer thread's accumulators of one column chunk,
+  // received from each of the other ClusterK - 1 CTAs.
+  static constexpr int kChunkCols = BN / ClusterK;
+  static constexpr int kReceiveBytes =
+      ClusterK > 1 ? (ClusterK - 1) * kRowGroups * 128 * (kChunkCols / 2) * 4 : 0;
+  // Per consumer, a barrier for the chunks received and one for the chunks sent being
+  // free to overwrite.
+  static constexpr int kClusterKBarriers = ClusterK > 1 ? 2 * kRowGroups : 0;
+  // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers; +1024 to
+  // align the stages to the 128-byte swizzle's 1024-byte pattern.
+  static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + kExchangeBytes +
+                                    kReceiveBytes + (2 * kStages + kClusterKBarriers) * 8 + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an H100/H200 SM has");
   // 228 KB per SM, 1 KB of it reserved per resident CTA.
   static_assert(CtasPerSm * (kSmemBytes + 1024) <= 228 * 1024,
@@ -67,8 +82,11 @@ struct Sm90Config {
   static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma tiles of 64, 128 or 256 columns");
   static_assert((ClusterM == 1 || ClusterM == 2) && (ClusterN == 1 || ClusterN == 2) &&
-                    kClusterSize <= 2,
+                    ClusterM * ClusterN <= 2,
                 "clusters of one or two CTAs, along M or along N");
+  static_assert(ClusterK == 1 || ((ClusterK == 2 || ClusterK == 4) && ClusterM * ClusterN == 1 &&
+                                  !SplitKAcrossConsumers && kChunkCols % 32 == 0),
+                "K split over a cluster of 2 or 4 CTAs, alone, in chunks of whole 32 columns");
   static_assert(EagerRefill || Stages % 2 == 0, "lazy refill releases halves of the pipeline");
   static_assert(!SplitKAcrossConsumers || (BM == 64 && EagerRefill && CtasPerSm == 1),
                 "K split across consumers: one 64-row tile per CTA, stages handed back eagerly");

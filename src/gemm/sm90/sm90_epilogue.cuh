@@ -189,11 +189,13 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
 }
 
 // buffers: two kTmaStoreBufferBytes buffers, 1024-byte aligned, owned by this warpgroup.
+// Chunk i goes through buffer (i + flip) % 2: a caller storing an odd number of chunks per
+// call flips between calls, so consecutive chunks always alternate.
 template <typename Out, int BN>
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint8_t* buffers,
                                                int thread, int barrier_id,
                                                const CUtensorMap* map_c, int tile_row,
-                                               int tile_col, float alpha) {
+                                               int tile_col, float alpha, int flip) {
   static_assert(sizeof(Out) == 2, "the TMA store path writes 16-bit C");
   const int warp = thread / 32, lane = thread % 32;
   // This lane's stmatrix row: column (lane % 8) of tile (lane / 8); tiles 0/1 are rows
@@ -202,7 +204,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint8
   const int row_chunk = warp * 2 + (tile & 1);  // 16-byte piece of the 128-byte column
 #pragma unroll
   for (int chunk = 0; chunk < BN / kTmaStoreCols; ++chunk) {
-    uint8_t* buffer = buffers + (chunk & 1) * kTmaStoreBufferBytes;
+    uint8_t* buffer = buffers + ((chunk + flip) & 1) * kTmaStoreBufferBytes;
     // The store that last read this buffer (two chunks ago, maybe in the previous tile)
     // must be done reading before it is overwritten.
     if (thread == 0) bulk_wait_read<1>();

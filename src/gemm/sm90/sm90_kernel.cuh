@@ -24,6 +24,12 @@
 // crosses from L2 once per pair. Along N (ClusterN = 2) they share their A tile the same
 // way. Split-K adds the K slice to the unit of work.
 //
+// With K split across a cluster (ClusterK = 2 or 4) the unit of work is one tile: CTA r of
+// the cluster runs the r-th K slice, then each consumer sends column chunk q of its sums
+// straight into CTA q's shared memory (st.async, completing bytes on q's barrier), adds the
+// chunks it received for its own columns in slice order, and stores them. No workspace and no
+// second kernel; the same bits every run.
+//
 // Operand layouts: column-major A (op N) is M-major in shared memory, A^T (op T) is K-major;
 // column-major B (op N) is K-major, B^T (op T) is N-major. K-major tiles arrive as one TMA
 // box of 64 k x rows (128-byte rows); M/N-major tiles as boxes of 64 m|n x 64 k, one per 64
@@ -111,30 +117,59 @@ struct WgmmaOp {
   }
 };
 
-// One consumer's epilogue in the configured style (see sm90_epilogue.cuh).
-template <typename Cfg, typename Out>
-__device__ __forceinline__ void epilogue(const float (&acc)[Cfg::kBN / 2], uint8_t* stage_base,
+// One consumer's epilogue in the configured style (see sm90_epilogue.cuh) for Cols columns
+// of accumulators (the whole tile, or one chunk of it with K split across a cluster) starting
+// at tile_col. tma_flip: see store_tile_tma.
+template <typename Cfg, typename Out, int Cols>
+__device__ __forceinline__ void epilogue(const float (&acc)[Cols / 2], uint8_t* stage_base,
                                          int consumer, int thread, Out* C, int64_t ldc,
                                          bool c_vec, int64_t m, int64_t n, int64_t tile_row,
                                          int64_t tile_col, float alpha, float beta,
-                                         const CUtensorMap* map_c) {
+                                         const CUtensorMap* map_c, int tma_flip) {
   if constexpr (Cfg::kStagedEpilogue) {
     uint8_t* stage = stage_base + consumer * Cfg::kEpilogueBytesPerConsumer;
     if constexpr (sizeof(Out) == 2) {
       if (map_c && beta == 0.0f) {
-        store_tile_tma<Out, Cfg::kBN>(acc, stage, thread, 1 + consumer, map_c,
-                                      static_cast<int>(tile_row), static_cast<int>(tile_col),
-                                      alpha);
+        store_tile_tma<Out, Cols>(acc, stage, thread, 1 + consumer, map_c,
+                                  static_cast<int>(tile_row), static_cast<int>(tile_col), alpha,
+                                  tma_flip);
         return;
       }
     }
-    store_tile_staged<Out, Cfg::kBN>(acc, reinterpret_cast<float*>(stage), thread,
-                                     1 + consumer, C, ldc, m, n, tile_row, tile_col, c_vec,
-                                     alpha, beta);
+    store_tile_staged<Out, Cols>(acc, reinterpret_cast<float*>(stage), thread, 1 + consumer, C,
+                                 ldc, m, n, tile_row, tile_col, c_vec, alpha, beta);
   } else {
     const int warp = thread / 32, lane = thread % 32;
-    store_tile_direct<Out, Cfg::kBN>(acc, C, ldc, m, n, tile_row + warp * 16 + lane / 4,
-                                     tile_col + (lane % 4) * 2, alpha, beta);
+    store_tile_direct<Out, Cols>(acc, C, ldc, m, n, tile_row + warp * 16 + lane / 4,
+                                 tile_col + (lane % 4) * 2, alpha, beta);
+  }
+}
+
+// The epilogue for C's type (args.c_type).
+template <typename Cfg, int Cols>
+__device__ __forceinline__ void epilogue_for_type(const float (&acc)[Cols / 2],
+                                                  uint8_t* stage_base, int consumer, int thread,
+                                                  const Sm90KernelArgs& args, int64_t tile_row,
+                                                  int64_t tile_col, float alpha, float beta,
+                                                  const CUtensorMap* map_c, int tma_flip) {
+  switch (args.c_type) {
+    case tc::DType::F32:
+      epilogue<Cfg, float, Cols>(acc, stage_base, consumer, thread, static_cast<float*>(args.C),
+                                 args.ldc, args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
+                                 beta, nullptr, tma_flip);
+      break;
+    case tc::DType::BF16:
+      epilogue<Cfg, __nv_bfloat16, Cols>(acc, stage_base, consumer, thread,
+                                         static_cast<__nv_bfloat16*>(args.C), args.ldc,
+                                         args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
+                                         beta, args.c_tma ? map_c : nullptr, tma_flip);
+      break;
+    default:
+      epilogue<Cfg, __half, Cols>(acc, stage_base, consumer, thread,
+                                  static_cast<__half*>(args.C), args.ldc, args.c_vec, args.m,
+                                  args.n, tile_row, tile_col, alpha, beta,
+                                  args.c_tma ? map_c : nullptr, tma_flip);
+      break;
   }
 }
 
@@ -148,6 +183,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   constexpr int kBN = Cfg::kBN;
   constexpr int kCluster = Cfg::kClusterSize;
   constexpr int kClusterM = Cfg::kClusterM, kClusterN = Cfg::kClusterN;
+  constexpr int kClusterK = Cfg::kClusterK;
+  // CTAs that share (multicast) each other's stages: their consumers release them together.
+  constexpr int kShare = kClusterM * kClusterN;
   static_assert(kEpilogueSmemFloats * 4 <= Cfg::kEpilogueBytesPerConsumer &&
                     2 * kTmaStoreBufferBytes <= Cfg::kEpilogueBytesPerConsumer,
                 "epilogue staging does not fit its shared-memory slot");
@@ -158,13 +196,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   uint8_t* epilogue_stage = smem + kStages * Cfg::kStageBytes;
   float* exchange =
       reinterpret_cast<float*>(smem + kStages * Cfg::kStageBytes + Cfg::kEpilogueBytes);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * Cfg::kStageBytes +
-                                               Cfg::kEpilogueBytes + Cfg::kExchangeBytes);
+  float* received = exchange + Cfg::kExchangeBytes / 4;
+  uint64_t* full = reinterpret_cast<uint64_t*>(received + Cfg::kReceiveBytes / 4);
   uint64_t* empty = full + kStages;
+  // K split across a cluster, per consumer: the other CTAs' chunks have all arrived here /
+  // every other CTA has read this CTA's chunk for it.
+  uint64_t* chunks_received = empty + kStages;
+  uint64_t* chunks_read = chunks_received + Cfg::kRowGroups;
   constexpr bool kSplitK = Cfg::kSplitKAcrossConsumers;
   // Consumers whose k-steps and accumulators one stage serves: each stage is read by all
   // row groups, but with K split across consumers by one consumer only.
   constexpr int kReadersPerStage = kSplitK ? 1 : Cfg::kConsumers;
+  // K split across a cluster: a consumer thread's accumulators of one column chunk, the bytes
+  // a consumer receives per tile from the other CTAs, and whether the chunk epilogue stores
+  // an odd number of TMA boxes (then tiles alternate the first staging buffer).
+  constexpr int kChunkFloats = Cfg::kChunkCols / 2;
+  constexpr uint32_t kChunkBytesReceived = (kClusterK - 1) * kChunkFloats * 4 * 128;
+  constexpr bool kChunkTmaFlips = (Cfg::kChunkCols / kTmaStoreCols) % 2 == 1;
 
   const int warpgroup = threadIdx.x / 128;
   const int thread_in_wg = threadIdx.x % 128;
@@ -173,7 +221,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);
       // One arrival per consumer warp of every CTA whose stage s this CTA's copies fill.
-      mbar_init(&empty[s], kReadersPerStage * 4 * kCluster);
+      mbar_init(&empty[s], kReadersPerStage * 4 * kShare);
+    }
+    if constexpr (kClusterK > 1) {
+      for (int c = 0; c < Cfg::kRowGroups; ++c) {
+        // Armed for the first tile's chunks (see exchange_chunks).
+        mbar_init(&chunks_received[c], 1);
+        mbar_arrive_expect_tx(&chunks_received[c], kChunkBytesReceived);
+        mbar_init(&chunks_read[c], kClusterK - 1);
+      }
     }
     fence_barrier_init();
   }
@@ -192,14 +248,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   const int units_per_slice = unit_rows * unit_cols;
   const int rank_m = kClusterM > 1 ? static_cast<int>(rank) : 0;
   const int rank_n = kClusterN > 1 ? static_cast<int>(rank) : 0;
+  const int rank_k = kClusterK > 1 ? static_cast<int>(rank) : 0;
   const int num_units = units_per_slice * args.split_k;
   const int first_unit = blockIdx.x / kCluster;
   const int unit_stride = gridDim.x / kCluster;
-  // K tiles [first, first + count) of unit u's slice.
+  // K tiles [first, first + count) of unit u's slice. Split across a cluster, CTA r takes the
+  // r-th of kClusterK near-equal slices (maybe empty).
   auto slice_of = [&](int u, int& first, int& count) {
-    const int slice = u / units_per_slice;
-    first = slice * args.k_tiles_per_split;
-    count = min(args.k_tiles_per_split, args.k_tiles - first);
+    if constexpr (kClusterK > 1) {
+      const int base = args.k_tiles / kClusterK, extra = args.k_tiles % kClusterK;
+      first = rank_k * base + min(rank_k, extra);
+      count = base + (rank_k < extra ? 1 : 0);
+    } else {
+      const int slice = u / units_per_slice;
+      first = slice * args.k_tiles_per_split;
+      count = min(args.k_tiles_per_split, args.k_tiles - first);
+    }
   };
 
   if (warpgroup == 0) {
@@ -216,7 +280,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       slice_of(u, kt_first, k_tiles);
       const int m0 = (um * kClusterM + rank_m) * Cfg::kBM;
       const int n0 = (un * kClusterN + rank_n) * kBN;
-      int kt = Cfg::kStagger > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
+      int kt = Cfg::kStagger > 0 && k_tiles > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
       for (int i = 0; i < k_tiles; ++i) {
         mbar_wait(&empty[s], phase ^ 1);
         uint8_t* sa = smem + s * Cfg::kStageBytes;
@@ -279,7 +343,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         if (++kt == k_tiles) kt = 0;
       }
     }
-    if constexpr (kCluster > 1) {
+    if constexpr (kShare > 1) {
       // Stay until every consumer of the cluster has released every stage: their arrivals
       // target this CTA's barriers, which must outlive them.
       for (int i = 0; i < kStages; ++i) {
@@ -321,11 +385,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     int unreleased = 0;  // how many stages that is
     auto arrive_empty = [&](int stage) {
       if (lane == 0) {
-        if constexpr (kCluster == 1) {
+        if constexpr (kShare == 1) {
           mbar_arrive(&empty[stage]);
         } else {
 #pragma unroll
-          for (int r = 0; r < kCluster; ++r) mbar_arrive_cluster(&empty[stage], r);
+          for (int r = 0; r < kShare; ++r) mbar_arrive_cluster(&empty[stage], r);
         }
       }
     };
@@ -336,6 +400,76 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         --unreleased;
       }
     };
+    // K split across a cluster. This CTA's slice of the tile's sums goes out in chunks: chunk
+    // q (columns q * kChunkCols ...) to CTA q, written straight into its shared memory with
+    // st.async, which completes bytes on its chunks_received barrier. This CTA's own chunk
+    // is then summed over the slices in K order (so the result does not depend on timing),
+    // and every sender learns through its chunks_read barrier that its slot may be reused.
+    // Received chunks: slot (sender - receiver - 1) mod kClusterK, then consumer, then
+    // [float4 v][thread] (a warp's 16-byte accesses are consecutive).
+    uint32_t chunks_phase = 0;
+    int tiles_done = 0;
+    auto received_chunk = [&](int sender, int receiver) {
+      const int slot = (sender - receiver + kClusterK) % kClusterK - 1;
+      return received + (slot * Cfg::kRowGroups + consumer) * kChunkFloats * 128 +
+             thread_in_wg * 4;
+    };
+    auto exchange_chunks = [&](const float (&sums)[kBN / 2], float (&chunk)[kChunkFloats]) {
+      // The previous tile's chunks sent from here have been read everywhere.
+      mbar_wait_cluster(&chunks_read[consumer], chunks_phase ^ 1);
+#pragma unroll
+      for (int q = 0; q < kClusterK; ++q) {
+        if (q == rank_k) continue;
+        const uint32_t dst = cluster_peer_addr(received_chunk(rank_k, q), q);
+        const uint32_t bar = cluster_peer_addr(&chunks_received[consumer], q);
+#pragma unroll
+        for (int v = 0; v < kChunkFloats / 4; ++v)
+          st_async_v4(dst + v * 128 * 16, sums[q * kChunkFloats + 4 * v],
+                      sums[q * kChunkFloats + 4 * v + 1], sums[q * kChunkFloats + 4 * v + 2],
+                      sums[q * kChunkFloats + 4 * v + 3], bar);
+      }
+      // This CTA's own chunk (rank_k is not a compile-time index into the registers).
+      float own[kChunkFloats];
+#pragma unroll
+      for (int i = 0; i < kChunkFloats; ++i) {
+        own[i] = sums[i];
+#pragma unroll
+        for (int q = 1; q < kClusterK; ++q)
+          if (q == rank_k) own[i] = sums[q * kChunkFloats + i];
+      }
+      mbar_wait_cluster(&chunks_received[consumer], chunks_phase);
+#pragma unroll
+      for (int slice = 0; slice < kClusterK; ++slice) {
+        const float* from = received_chunk(slice, rank_k);
+#pragma unroll
+        for (int v = 0; v < kChunkFloats / 4; ++v) {
+          float4 x;
+          if (slice == rank_k) {
+            x = make_float4(own[4 * v], own[4 * v + 1], own[4 * v + 2], own[4 * v + 3]);
+          } else {
+            x = *reinterpret_cast<const float4*>(from + v * 128 * 4);
+          }
+          if (slice == 0) {
+            chunk[4 * v] = x.x, chunk[4 * v + 1] = x.y, chunk[4 * v + 2] = x.z,
+            chunk[4 * v + 3] = x.w;
+          } else {
+            chunk[4 * v] += x.x, chunk[4 * v + 1] += x.y, chunk[4 * v + 2] += x.z,
+            chunk[4 * v + 3] += x.w;
+          }
+        }
+      }
+      // Every thread of this consumer has read its received chunks: arm the barrier for the
+      // next tile's (before any sender can learn it may send them), then free the slots.
+      warpgroup_barrier(1 + consumer);
+      if (thread_in_wg == 0) {
+        mbar_arrive_expect_tx(&chunks_received[consumer], kChunkBytesReceived);
+#pragma unroll
+        for (int q = 0; q < kClusterK; ++q)
+          if (q != rank_k) mbar_arrive_cluster_release(&chunks_read[consumer], q);
+      }
+      chunks_phase ^= 1;
+    };
+
     // K split across consumers: consumer c takes the k-steps whose running index (over all
     // of this CTA's units) has parity c; `held` is its last stage not yet handed back.
     int step_parity = 0;
@@ -433,36 +567,41 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       const int64_t tile_row =
           static_cast<int64_t>(tm) * Cfg::kBM + (kSplitK ? 0 : consumer * 64);
       const int64_t tile_col = static_cast<int64_t>(tn) * kBN;
-      if (args.split_k > 1) {
+      if constexpr (kClusterK > 1) {
+        // Hand every other CTA its chunk of this slice's sums, take this CTA's chunk from
+        // every slice, and store it.
+        if (first_step) {
+          // This CTA's K slice was empty (fewer k-tiles than CTAs): it adds zeros.
+#pragma unroll
+          for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.0f;
+        }
+        float chunk[kChunkFloats];
+        exchange_chunks(acc, chunk);
+        epilogue_for_type<Cfg, Cfg::kChunkCols>(chunk, epilogue_stage, consumer, thread_in_wg,
+                                                args, tile_row,
+                                                tile_col + rank_k * Cfg::kChunkCols, alpha,
+                                                beta, &map_c,
+                                                kChunkTmaFlips ? tiles_done & 1 : 0);
+        ++tiles_done;
+        continue;
+      } else if (args.split_k > 1) {
         float* partial = args.partial + static_cast<int64_t>(u / units_per_slice) * args.m * args.n;
-        epilogue<Cfg, float>(acc, epilogue_stage, consumer, thread_in_wg, partial, args.m,
-                             args.partial_vec, args.m, args.n, tile_row, tile_col, 1.0f, 0.0f,
-                             nullptr);
+        epilogue<Cfg, float, kBN>(acc, epilogue_stage, consumer, thread_in_wg, partial, args.m,
+                                  args.partial_vec, args.m, args.n, tile_row, tile_col, 1.0f,
+                                  0.0f, nullptr, 0);
         continue;
       }
-      switch (args.c_type) {
-        case tc::DType::F32:
-          epilogue<Cfg, float>(acc, epilogue_stage, consumer, thread_in_wg,
-                               static_cast<float*>(args.C), args.ldc, args.c_vec, args.m,
-                               args.n, tile_row, tile_col, alpha, beta, nullptr);
-          break;
-        case tc::DType::BF16:
-          epilogue<Cfg, __nv_bfloat16>(acc, epilogue_stage, consumer, thread_in_wg,
-                                       static_cast<__nv_bfloat16*>(args.C), args.ldc,
-                                       args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
-                                       beta, args.c_tma ? &map_c : nullptr);
-          break;
-        default:
-          epilogue<Cfg, __half>(acc, epilogue_stage, consumer, thread_in_wg,
-                                static_cast<__half*>(args.C), args.ldc, args.c_vec, args.m,
-                                args.n, tile_row, tile_col, alpha, beta,
-                                args.c_tma ? &map_c : nullptr);
-          break;
-      }
+      epilogue_for_type<Cfg, kBN>(acc, epilogue_stage, consumer, thread_in_wg, args, tile_row,
+                                  tile_col, alpha, beta, &map_c, 0);
     }
     if constexpr (kSplitK) {
       // Consumer 0 freed the buffer after the last unit (or at the start, with no unit).
       if (consumer == 1) named_barrier_sync(kExchangeFreeBarrier, 256);
+    }
+    if constexpr (kClusterK > 1) {
+      // The other CTAs' arrivals for the last tile target this CTA's barrier: it must
+      // outlive them.
+      mbar_wait_cluster(&chunks_read[consumer], chunks_phase ^ 1);
     }
     // TMA stores still in flight read this CTA's shared memory.
     if (thread_in_wg == 0) bulk_wait_all();

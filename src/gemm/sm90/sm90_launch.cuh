@@ -84,6 +84,9 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   args.tiles_m = static_cast<int>((p.m + Cfg::kBM - 1) / Cfg::kBM);
   args.tiles_n = static_cast<int>((p.n + Cfg::kBN - 1) / Cfg::kBN);
   args.k_tiles = static_cast<int>((p.k + Cfg::kBK - 1) / Cfg::kBK);
+  // A K split across a cluster is the kernel's own (Sm90Config::kClusterK): dispatch never
+  // splits such a kernel through the workspace as well.
+  if (Cfg::kClusterK > 1 && p.split_k > 1) return cudaErrorInvalidValue;
   args.split_k = p.split_k > 1 ? p.split_k : 1;
   args.k_tiles_per_split =
       args.split_k > 1 ? static_cast<int>(p.k_per_split / Cfg::kBK) : args.k_tiles;

@@ -119,6 +119,15 @@ __device__ __forceinline__ uint32_t cluster_cta_rank() {
   return r;
 }
 
+// Address of `p` (this CTA's shared memory) at the same offset in CTA `rank` of the cluster.
+__device__ __forceinline__ uint32_t cluster_peer_addr(const void* p, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(smem_addr(p)), "r"(rank));
+  return remote;
+}
+
 // Arrives on the barrier at the same shared-memory offset in CTA `rank` of the cluster
 // (this CTA's own rank included). The arrival keeps the default CTA-scope release: it only
 // says "done reading this stage" after wgmma.wait_group, and the waiting producer's TMA write
@@ -126,9 +135,42 @@ __device__ __forceinline__ uint32_t cluster_cta_rank() {
 // arrival a cluster-wide memory fence: ncu showed the consumers stalled on it half the time
 // and the 2-CTA kernel ran at 0.5x (docs/perf-notes.md, TC-2).
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_peer_addr(bar, rank))
+               : "memory");
+}
+
+// Writes 16 bytes into the shared memory of a peer CTA (remote_dst, from cluster_peer_addr)
+// and completes 16 transaction bytes on the peer's barrier remote_bar when they have landed:
+// the peer learns the data is there from its own barrier, with no fence on this side.
+__device__ __forceinline__ void st_async_v4(uint32_t remote_dst, float a, float b, float c,
+                                            float d, uint32_t remote_bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, "
+      "[%5];" ::"r"(remote_dst),
+      "f"(a), "f"(b), "f"(c), "f"(d), "r"(remote_bar)
+      : "memory");
+}
+
+// Arrives on the barrier at the same offset in CTA `rank`, releasing at cluster scope: this
+// CTA's reads of shared memory that the peer will overwrite once it sees the arrival are
+// ordered before it. (Once per tile, unlike the per-stage arrivals above.)
+__device__ __forceinline__ void mbar_arrive_cluster_release(uint64_t* bar, uint32_t rank) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+                   cluster_peer_addr(bar, rank))
+               : "memory");
+}
+
+// mbar_wait with cluster-scope acquire: the phase was completed by peers' arrivals.
+__device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
 }
 
 // Every thread of every CTA in the cluster.
