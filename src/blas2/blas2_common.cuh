@@ -81,18 +81,27 @@ __device__ __forceinline__ Vec<T, V> load_full(const T* p) {
 }
 
 // The last block of a panel to arrive (deterministic mode) returns true, after which it
-// may read every block's partials. The counter is reset for the next call.
+// may read every block's partials (with L2 loads, __ldcg). The counter is reset for the
+// next call.
+//
+// One thread counts the block in with an acquire-release atomic: the barrier before it
+// orders the other threads' partial stores before its release, and the barrier after it
+// orders its acquire before their loads. A __threadfence in every thread instead (fence.sc,
+// MEMBAR.SC.GPU on every warp, twice in the last block) sat on the critical path of the
+// call's tail, where the last block works alone.
 __device__ __forceinline__ bool arrive_last(unsigned* counter, unsigned expected) {
   __shared__ bool last;
-  __threadfence();  // this block's partials are visible before it counts itself in
-  __syncthreads();
+  __syncthreads();  // every thread of this block has stored its partials
   if (threadIdx.x == 0 && threadIdx.y == 0) {
-    const unsigned before = atomicAdd(counter, 1u);
+    unsigned before;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                 : "=r"(before)
+                 : "l"(counter)
+                 : "memory");
     last = before == expected - 1;
     if (last) *counter = 0u;
   }
   __syncthreads();
-  if (last) __threadfence();
   return last;
 }
 
