@@ -55,10 +55,7 @@ struct Sm90Config {
   static constexpr int kStageBytesA = kBM * kBK * 2;
   static constexpr int kStageBytesB = kBN * kBK * 2;
   static constexpr int kStageBytes = kStageBytesA + kStageBytesB;
-  // Epilogue staging per consumer warpgroup, 1024-byte aligned: 32 columns x 68 (padded)
-  // floats, or two 128-byte-swizzled 64 x 32 buffers of 16-bit C for the TMA store.
-  static constexpr int kEpilogueBytesPerConsumer = 9 * 1024;
-  static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
+
   // Split K across consumers: the second consumer's 64 x BN accumulators, handed to the first.
   static constexpr int kExchangeBytes = SplitKAcrossConsumers ? 64 * BN * 4 : 0;
   // Split K across a cluster: each consumer thread's accumulators of one column chunk,
@@ -69,10 +66,25 @@ struct Sm90Config {
   // Per consumer, a barrier for the chunks received and one for the chunks sent being
   // free to overwrite.
   static constexpr int kClusterKBarriers = ClusterK > 1 ? 2 * kRowGroups : 0;
-  // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers; +1024 to
-  // align the stages to the 128-byte swizzle's 1024-byte pattern.
-  static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + kExchangeBytes +
-                                    kReceiveBytes + (2 * kStages + kClusterKBarriers) * 8 + 1024;
+  // Everything but the epilogue staging: stages, the exchange, the chunks received, the
+  // mbarriers, and 1024 bytes to align the stages to the 128-byte swizzle's pattern.
+  static constexpr int kSmemBytesBesidesEpilogue = kStages * kStageBytes + kExchangeBytes +
+                                                   kReceiveBytes +
+                                                   (2 * kStages + kClusterKBarriers) * 8 + 1024;
+  // Epilogue staging per consumer warpgroup, 1024-byte aligned: 32 columns x 68 (padded)
+  // floats, or two 128-byte-swizzled buffers of 16-bit C for the TMA store, each one box of
+  // 64 rows x kTmaStoreBoxCols columns. 64-column boxes where the SM's shared memory has room
+  // for them (and they divide the columns a consumer stores), else 32: calls with a short K
+  // spend most of their time storing C, and half as many stores of twice the size took
+  // 4096 x 4096 x 128 from 18.7 to 17.2 us (docs/perf-notes.md, TC-6).
+  static constexpr bool kRoomForWideStoreBoxes =
+      CtasPerSm * (kSmemBytesBesidesEpilogue + kRowGroups * 16 * 1024 + 1024) <= 228 * 1024;
+  static constexpr int kTmaStoreBoxCols =
+      kRoomForWideStoreBoxes && (ClusterK > 1 ? BN / ClusterK : BN) % 64 == 0 ? 64 : 32;
+  static constexpr int kEpilogueBytesPerConsumer = kTmaStoreBoxCols == 64 ? 16 * 1024 : 9 * 1024;
+  static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
+  // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers.
+  static constexpr int kSmemBytes = kSmemBytesBesidesEpilogue + kEpilogueBytes;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an H100/H200 SM has");
   // 228 KB per SM, 1 KB of it reserved per resident CTA.
   static_assert(CtasPerSm * (kSmemBytes + 1024) <= 228 * 1024,

@@ -170,12 +170,11 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
 }
 
 // 16-bit C with beta = 0 and a TMA-describable C: stmatrix the scaled, rounded fragments
-// 32 columns at a time into a 128-byte-swizzled staging buffer (conflict-free, the layout of
-// the C map's boxes) and let TMA store it. The stores drain asynchronously, so the
-// consumer goes back to the main loop without waiting for them; two buffers alternate, and a
-// buffer is rewritten only after the store two chunks back has read it.
-constexpr int kTmaStoreCols = 32;
-constexpr int kTmaStoreBufferBytes = kTmaStoreCols * 128;  // 64 rows x 2 bytes per column
+// BoxCols (32 or 64) columns at a time into a 128-byte-swizzled staging buffer
+// (conflict-free, the layout of the C map's 64-row boxes: 128 bytes per column) and let TMA
+// store it. The stores drain asynchronously, so the consumer goes back to the main loop
+// without waiting for them; two buffers alternate, and a buffer is rewritten only after the
+// store that last read it is done reading.
 
 template <typename Out>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
@@ -188,30 +187,31 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   }
 }
 
-// buffers: two kTmaStoreBufferBytes buffers, 1024-byte aligned, owned by this warpgroup.
-// Chunk i goes through buffer (i + flip) % 2: a caller storing an odd number of chunks per
-// call flips between calls, so consecutive chunks always alternate.
-template <typename Out, int BN>
+// buffers: two BoxCols x 128-byte buffers, 1024-byte aligned, owned by this warpgroup; chunk i
+// goes through buffer (first + i) % 2, where `first` continues the alternation from the
+// previous call (the boxes it stored so far, mod 2).
+template <typename Out, int BN, int BoxCols>
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint8_t* buffers,
                                                int thread, int barrier_id,
                                                const CUtensorMap* map_c, int tile_row,
-                                               int tile_col, float alpha, int flip) {
+                                               int tile_col, float alpha, int first) {
   static_assert(sizeof(Out) == 2, "the TMA store path writes 16-bit C");
   const int warp = thread / 32, lane = thread % 32;
   // This lane's stmatrix row: column (lane % 8) of tile (lane / 8); tiles 0/1 are rows
   // +0/+8 of column block 2p, tiles 2/3 the same of block 2p + 1.
   const int tile = lane / 8;
   const int row_chunk = warp * 2 + (tile & 1);  // 16-byte piece of the 128-byte column
+  static_assert(BN % BoxCols == 0 && BoxCols % 16 == 0, "whole boxes of 16-column pairs");
 #pragma unroll
-  for (int chunk = 0; chunk < BN / kTmaStoreCols; ++chunk) {
-    uint8_t* buffer = buffers + ((chunk + flip) & 1) * kTmaStoreBufferBytes;
+  for (int chunk = 0; chunk < BN / BoxCols; ++chunk) {
+    uint8_t* buffer = buffers + ((first + chunk) & 1) * (BoxCols * 128);
     // The store that last read this buffer (two chunks ago, maybe in the previous tile)
     // must be done reading before it is overwritten.
     if (thread == 0) bulk_wait_read<1>();
     warpgroup_barrier(barrier_id);
 #pragma unroll
-    for (int p = 0; p < kTmaStoreCols / 16; ++p) {
-      const int jj = chunk * (kTmaStoreCols / 8) + 2 * p;  // first 8-column block
+    for (int p = 0; p < BoxCols / 16; ++p) {
+      const int jj = chunk * (BoxCols / 8) + 2 * p;  // first 8-column block
       const int col = 16 * p + 8 * (tile >> 1) + lane % 8;  // column within the chunk
       const uint32_t addr =
           smem_addr(buffer) + col * 128 + ((row_chunk ^ (col % 8)) * 16);
@@ -224,7 +224,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint8
     fence_async_shared();
     warpgroup_barrier(barrier_id);
     if (thread == 0) {
-      tma_store_2d(map_c, buffer, tile_row, tile_col + chunk * kTmaStoreCols);
+      tma_store_2d(map_c, buffer, tile_row, tile_col + chunk * BoxCols);
       bulk_commit();
     }
   }

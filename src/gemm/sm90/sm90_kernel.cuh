@@ -119,20 +119,20 @@ struct WgmmaOp {
 
 // One consumer's epilogue in the configured style (see sm90_epilogue.cuh) for Cols columns
 // of accumulators (the whole tile, or one chunk of it with K split across a cluster) starting
-// at tile_col. tma_flip: see store_tile_tma.
+// at tile_col. tma_first: the TMA store buffer of the first chunk (see store_tile_tma).
 template <typename Cfg, typename Out, int Cols>
 __device__ __forceinline__ void epilogue(const float (&acc)[Cols / 2], uint8_t* stage_base,
                                          int consumer, int thread, Out* C, int64_t ldc,
                                          bool c_vec, int64_t m, int64_t n, int64_t tile_row,
                                          int64_t tile_col, float alpha, float beta,
-                                         const CUtensorMap* map_c, int tma_flip) {
+                                         const CUtensorMap* map_c, int tma_first) {
   if constexpr (Cfg::kStagedEpilogue) {
     uint8_t* stage = stage_base + consumer * Cfg::kEpilogueBytesPerConsumer;
     if constexpr (sizeof(Out) == 2) {
       if (map_c && beta == 0.0f) {
-        store_tile_tma<Out, Cols>(acc, stage, thread, 1 + consumer, map_c,
-                                  static_cast<int>(tile_row), static_cast<int>(tile_col), alpha,
-                                  tma_flip);
+        store_tile_tma<Out, Cols, Cfg::kTmaStoreBoxCols>(
+            acc, stage, thread, 1 + consumer, map_c, static_cast<int>(tile_row),
+            static_cast<int>(tile_col), alpha, tma_first);
         return;
       }
     }
@@ -151,24 +151,24 @@ __device__ __forceinline__ void epilogue_for_type(const float (&acc)[Cols / 2],
                                                   uint8_t* stage_base, int consumer, int thread,
                                                   const Sm90KernelArgs& args, int64_t tile_row,
                                                   int64_t tile_col, float alpha, float beta,
-                                                  const CUtensorMap* map_c, int tma_flip) {
+                                                  const CUtensorMap* map_c, int tma_first) {
   switch (args.c_type) {
     case tc::DType::F32:
       epilogue<Cfg, float, Cols>(acc, stage_base, consumer, thread, static_cast<float*>(args.C),
                                  args.ldc, args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
-                                 beta, nullptr, tma_flip);
+                                 beta, nullptr, tma_first);
       break;
     case tc::DType::BF16:
       epilogue<Cfg, __nv_bfloat16, Cols>(acc, stage_base, consumer, thread,
                                          static_cast<__nv_bfloat16*>(args.C), args.ldc,
                                          args.c_vec, args.m, args.n, tile_row, tile_col, alpha,
-                                         beta, args.c_tma ? map_c : nullptr, tma_flip);
+                                         beta, args.c_tma ? map_c : nullptr, tma_first);
       break;
     default:
       epilogue<Cfg, __half, Cols>(acc, stage_base, consumer, thread,
                                   static_cast<__half*>(args.C), args.ldc, args.c_vec, args.m,
                                   args.n, tile_row, tile_col, alpha, beta,
-                                  args.c_tma ? map_c : nullptr, tma_flip);
+                                  args.c_tma ? map_c : nullptr, tma_first);
       break;
   }
 }
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   // CTAs that share (multicast) each other's stages: their consumers release them together.
   constexpr int kShare = kClusterM * kClusterN;
   static_assert(kEpilogueSmemFloats * 4 <= Cfg::kEpilogueBytesPerConsumer &&
-                    2 * kTmaStoreBufferBytes <= Cfg::kEpilogueBytesPerConsumer,
+                    2 * Cfg::kTmaStoreBoxCols * 128 <= Cfg::kEpilogueBytesPerConsumer,
                 "epilogue staging does not fit its shared-memory slot");
   extern __shared__ uint8_t smem_raw[];
   // The 128-byte swizzle pattern repeats every 1024 bytes; tiles must start on it.
@@ -207,12 +207,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   // Consumers whose k-steps and accumulators one stage serves: each stage is read by all
   // row groups, but with K split across consumers by one consumer only.
   constexpr int kReadersPerStage = kSplitK ? 1 : Cfg::kConsumers;
-  // K split across a cluster: a consumer thread's accumulators of one column chunk, the bytes
-  // a consumer receives per tile from the other CTAs, and whether the chunk epilogue stores
-  // an odd number of TMA boxes (then tiles alternate the first staging buffer).
+  // K split across a cluster: a consumer thread's accumulators of one column chunk, and the
+  // bytes a consumer receives per tile from the other CTAs.
   constexpr int kChunkFloats = Cfg::kChunkCols / 2;
   constexpr uint32_t kChunkBytesReceived = (kClusterK - 1) * kChunkFloats * 4 * 128;
-  constexpr bool kChunkTmaFlips = (Cfg::kChunkCols / kTmaStoreCols) % 2 == 1;
+  // TMA store boxes per tile of a consumer's epilogue: the two staging buffers alternate
+  // across tiles too.
+  constexpr int kStoreBoxesPerTile =
+      (kClusterK > 1 ? Cfg::kChunkCols : kBN) / Cfg::kTmaStoreBoxCols;
 
   const int warpgroup = threadIdx.x / 128;
   const int thread_in_wg = threadIdx.x % 128;
@@ -379,6 +381,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     const uint64_t desc_b0 = TB ? smem_desc_sw128(b_stage0, 8192, 1024)
                                 : smem_desc_sw128(b_stage0, 16, 1024);
 
+    // Tiles this consumer has stored, and the TMA staging buffer its next tile starts with.
+    int tiles_done = 0;
+    auto first_store_buffer = [&] {
+      return (tiles_done * kStoreBoxesPerTile) & 1;
+    };
+
     int s = 0;
     uint32_t phase = 0;
     int release = 0;     // oldest stage consumed but not yet handed back
@@ -408,7 +416,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // Received chunks: slot (sender - receiver - 1) mod kClusterK, then consumer, then
     // [float4 v][thread] (a warp's 16-byte accesses are consecutive).
     uint32_t chunks_phase = 0;
-    int tiles_done = 0;
     auto received_chunk = [&](int sender, int receiver) {
       const int slot = (sender - receiver + kClusterK) % kClusterK - 1;
       return received + (slot * Cfg::kRowGroups + consumer) * kChunkFloats * 128 +
@@ -580,8 +587,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         epilogue_for_type<Cfg, Cfg::kChunkCols>(chunk, epilogue_stage, consumer, thread_in_wg,
                                                 args, tile_row,
                                                 tile_col + rank_k * Cfg::kChunkCols, alpha,
-                                                beta, &map_c,
-                                                kChunkTmaFlips ? tiles_done & 1 : 0);
+                                                beta, &map_c, first_store_buffer());
         ++tiles_done;
         continue;
       } else if (args.split_k > 1) {
@@ -592,7 +598,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         continue;
       }
       epilogue_for_type<Cfg, kBN>(acc, epilogue_stage, consumer, thread_in_wg, args, tile_row,
-                                  tile_col, alpha, beta, &map_c, 0);
+                                  tile_col, alpha, beta, &map_c, first_store_buffer());
+      ++tiles_done;
     }
     if constexpr (kSplitK) {
       // Consumer 0 freed the buffer after the last unit (or at the start, with no unit).

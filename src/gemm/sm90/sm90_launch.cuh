@@ -94,13 +94,15 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   args.partial_vec = reinterpret_cast<uintptr_t>(p.partial) % 16 == 0 && p.m % 4 == 0;
   const int64_t c_bytes = static_cast<int64_t>(tc::dtype_bytes(p.c_type));
   args.c_vec = reinterpret_cast<uintptr_t>(p.C) % 16 == 0 && (p.ldc * c_bytes) % 16 == 0;
-  // 16-bit C that TMA can describe: stored in 64-row x 32-column boxes (the beta = 0 path).
+  // 16-bit C that TMA can describe: stored in 64-row x kTmaStoreBoxCols boxes (the beta = 0
+  // path).
   // m must be a multiple of 8 too: the H200 measurably writes whole 16-byte pieces of a
   // column, so a box clipped inside one (m = 131) overwrote rows m..ldc-1 of the padding.
   CUtensorMap map_c{};
   args.c_tma = Cfg::kStagedEpilogue && c_bytes == 2 && args.c_vec && p.m % 8 == 0 &&
                args.split_k == 1 &&
-               encode_operand_map(&map_c, p.c_type, p.C, m, n, p.ldc * 2, 64, 32);
+               encode_operand_map(&map_c, p.c_type, p.C, m, n, p.ldc * 2, 64,
+                                  Cfg::kTmaStoreBoxCols);
 
   KernelFn kernel = p.trans_a ? (p.trans_b ? gemm_sm90_kernel<Cfg, AB, true, true>
                                            : gemm_sm90_kernel<Cfg, AB, true, false>)
