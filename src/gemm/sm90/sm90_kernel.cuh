@@ -456,13 +456,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
           } else {
             x = *reinterpret_cast<const float4*>(from + v * 128 * 4);
           }
-          if (slice == 0) {
-            chunk[4 * v] = x.x, chunk[4 * v + 1] = x.y, chunk[4 * v + 2] = x.z,
-            chunk[4 * v + 3] = x.w;
-          } else {
-            chunk[4 * v] += x.x, chunk[4 * v + 1] += x.y, chunk[4 * v + 2] += x.z,
-            chunk[4 * v + 3] += x.w;
-          }
+          const float part[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            chunk[4 * v + e] = slice == 0 ? part[e] : chunk[4 * v + e] + part[e];
         }
       }
       // Every thread of this consumer has read its received chunks: arm the barrier for the
