@@ -282,6 +282,16 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
 
 // ---- launchers --------------------------------------------------------------------------
 
+// Launches a GEMV kernel; in atomics mode as a programmatic dependent of the beta pre-pass,
+// so its loads of A overlap that kernel.
+template <typename T>
+cudaError_t launch_gemv(void (*kernel)(GemvParams<T>), dim3 grid, dim3 block,
+                        cudaStream_t stream, const GemvParams<T>& p) {
+  if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, stream, p);
+  kernel<<<grid, block, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
 template <typename T>
 GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t split) {
   GemvParams<T> p;
@@ -321,10 +331,7 @@ struct GemvN {
     const dim3 block(NB / kVecWidth<T>, Q);
     auto kernel =
         call.vector_loads ? gemv_n_kernel<T, NB, Q, true> : gemv_n_kernel<T, NB, Q, false>;
-    // Atomics: a dependent of the beta pre-pass, so its loads of A overlap that kernel.
-    if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
-    kernel<<<grid, block, 0, plan.stream>>>(p);
-    return cudaGetLastError();
+    return launch_gemv(kernel, grid, block, plan.stream, p);
   }
 };
 
@@ -356,10 +363,7 @@ struct GemvT {
                                             : gemv_t_kernel<T, NB, Q, true, false>)
                                     : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex>
                                             : gemv_t_kernel<T, NB, Q, false, false>);
-    // Atomics: a dependent of the beta pre-pass, so its loads of A overlap that kernel.
-    if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
-    kernel<<<grid, block, 0, plan.stream>>>(p);
-    return cudaGetLastError();
+    return launch_gemv(kernel, grid, block, plan.stream, p);
   }
 };
 

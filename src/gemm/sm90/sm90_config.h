@@ -58,7 +58,8 @@ struct Sm90Config {
 
   // Split K across consumers: the second consumer's 64 x BN accumulators, handed to the first.
   static constexpr int kExchangeBytes = SplitKAcrossConsumers ? 64 * BN * 4 : 0;
-  // Split K across a cluster: each consumer thread's accumulators of one column chunk,
+  // Columns of a tile that each CTA stores: all BN, or one chunk of BN / ClusterK with K
+  // split across a cluster. There, each consumer thread's accumulators of its chunk are
   // received from each of the other ClusterK - 1 CTAs.
   static constexpr int kChunkCols = BN / ClusterK;
   static constexpr int kReceiveBytes =
@@ -79,8 +80,7 @@ struct Sm90Config {
   // 4096 x 4096 x 128 from 18.7 to 17.2 us (docs/perf-notes.md, TC-6).
   static constexpr bool kRoomForWideStoreBoxes =
       CtasPerSm * (kSmemBytesBesidesEpilogue + kRowGroups * 16 * 1024 + 1024) <= 228 * 1024;
-  static constexpr int kTmaStoreBoxCols =
-      kRoomForWideStoreBoxes && (ClusterK > 1 ? BN / ClusterK : BN) % 64 == 0 ? 64 : 32;
+  static constexpr int kTmaStoreBoxCols = kRoomForWideStoreBoxes && kChunkCols % 64 == 0 ? 64 : 32;
   static constexpr int kEpilogueBytesPerConsumer = kTmaStoreBoxCols == 64 ? 16 * 1024 : 9 * 1024;
   static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
   // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers.

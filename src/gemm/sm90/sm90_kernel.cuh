@@ -213,8 +213,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   constexpr uint32_t kChunkBytesReceived = (kClusterK - 1) * kChunkFloats * 4 * 128;
   // TMA store boxes per tile of a consumer's epilogue: the two staging buffers alternate
   // across tiles too.
-  constexpr int kStoreBoxesPerTile =
-      (kClusterK > 1 ? Cfg::kChunkCols : kBN) / Cfg::kTmaStoreBoxCols;
+  constexpr int kStoreBoxesPerTile = Cfg::kChunkCols / Cfg::kTmaStoreBoxCols;
 
   const int warpgroup = threadIdx.x / 128;
   const int thread_in_wg = threadIdx.x % 128;
