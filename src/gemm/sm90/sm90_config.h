@@ -78,10 +78,15 @@ struct Sm90Config {
   // for them (and they divide the columns a consumer stores), else 32: calls with a short K
   // spend most of their time storing C, and half as many stores of twice the size took
   // 4096 x 4096 x 128 from 18.7 to 17.2 us (docs/perf-notes.md, TC-6).
+  // Two buffers of one 64-column box each (128 bytes per column); the 32-column boxes share
+  // a 9 KB slot with the staged path's 32 x 68 floats.
+  static constexpr int kWideStoreBytesPerConsumer = 2 * 64 * 128;
   static constexpr bool kRoomForWideStoreBoxes =
-      CtasPerSm * (kSmemBytesBesidesEpilogue + kRowGroups * 16 * 1024 + 1024) <= 228 * 1024;
+      CtasPerSm * (kSmemBytesBesidesEpilogue + kRowGroups * kWideStoreBytesPerConsumer + 1024) <=
+      228 * 1024;
   static constexpr int kTmaStoreBoxCols = kRoomForWideStoreBoxes && kChunkCols % 64 == 0 ? 64 : 32;
-  static constexpr int kEpilogueBytesPerConsumer = kTmaStoreBoxCols == 64 ? 16 * 1024 : 9 * 1024;
+  static constexpr int kEpilogueBytesPerConsumer =
+      kTmaStoreBoxCols == 64 ? kWideStoreBytesPerConsumer : 9 * 1024;
   static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
   // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers.
   static constexpr int kSmemBytes = kSmemBytesBesidesEpilogue + kEpilogueBytes;

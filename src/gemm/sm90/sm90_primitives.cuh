@@ -28,17 +28,22 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
 
+// Spins on try_wait until the phase of *bar with the given parity has completed; SEM is the
+// wait's memory-ordering qualifier ("" for the default CTA-scope acquire).
+#define AEGIS_MBAR_WAIT(bar, parity, SEM)                                          \
+  asm volatile(                                                                    \
+      "{\n"                                                                        \
+      ".reg .pred done;\n"                                                         \
+      "WAIT_%=:\n"                                                                 \
+      "mbarrier.try_wait.parity" SEM ".shared::cta.b64 done, [%0], %1;\n"          \
+      "@!done bra WAIT_%=;\n"                                                      \
+      "}\n" ::"r"(smem_addr(bar)),                                                 \
+      "r"(parity)                                                                  \
+      : "memory")
+
 // Waits until the phase with the given parity has completed.
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
+  AEGIS_MBAR_WAIT(bar, parity, "");
 }
 
 // Makes barrier initialization visible to the async proxy (TMA) and the other threads.
@@ -162,15 +167,7 @@ __device__ __forceinline__ void mbar_arrive_cluster_release(uint64_t* bar, uint3
 
 // mbar_wait with cluster-scope acquire: the phase was completed by peers' arrivals.
 __device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
+  AEGIS_MBAR_WAIT(bar, parity, ".acquire.cluster");
 }
 
 // Every thread of every CTA in the cluster.
