@@ -583,6 +583,23 @@ TEST_P(GemmExKernelTypes, Large) {
   run(c);
 }
 
+TEST_P(GemmExKernelTypes, LargeOneKTile) {
+  // As Large, with a K of one k-tile: a CTA's next tile has fewer k-steps than the boxes
+  // the previous one deferred (Sm90Config::kDeferredStoreBoxes), so they are stored after it.
+  GemmExCase c;
+  const size_t type_index = static_cast<size_t>(GetParam().ab) * 3 + GetParam().c;
+  c.transa = kOps[type_index / 2 % 2];
+  c.transb = kOps[type_index % 2];
+  c.m = 2305;
+  c.n = 2056;
+  c.k = 40;
+  c.alpha = 1.0f;
+  c.beta = 0.0f;
+  c.grid = true;
+  c.col_step = 15;
+  run(c);
+}
+
 std::string kernel_types_name(const ::testing::TestParamInfo<KernelTypes>& info) {
   return info.param.kernel + "_" + data_type_tag(info.param.ab) + "_" +
          data_type_tag(info.param.c);

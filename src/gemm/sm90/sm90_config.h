@@ -87,6 +87,13 @@ struct Sm90Config {
   static constexpr int kTmaStoreBoxCols = kRoomForWideStoreBoxes && kChunkCols % 64 == 0 ? 64 : 32;
   static constexpr int kEpilogueBytesPerConsumer =
       kTmaStoreBoxCols == 64 ? kWideStoreBytesPerConsumer : 9 * 1024;
+  // TMA store boxes of a tile held back, packed in registers, and stored one per k-step
+  // while the next tile's first wgmmas run (the rest are stored at once): a shorter idle gap
+  // for the tensor pipe at every tile boundary. Two 64-column boxes are 32 registers per
+  // thread, which the two consumers of a 128 x 256 tile have to spare; three spill. Measured
+  // against none: 8192^2 x 1024 +3-8 %, 4096^2 x 128 +2-4 %, 4096^3 +0.5 % (power-limited,
+  // where an idle gap costs little; docs/perf-notes.md TC-8).
+  static constexpr int kDeferredStoreBoxes = BM == 128 && BN == 256 ? 2 : 0;
   static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
   // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers.
   static constexpr int kSmemBytes = kSmemBytesBesidesEpilogue + kEpilogueBytes;

@@ -187,54 +187,77 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   }
 }
 
-// buffers: two BoxCols x 128-byte buffers, 1024-byte aligned, owned by this warpgroup; chunk i
-// goes through buffer (first + i) % 2, where `first` continues the alternation from the
-// previous call (the boxes it stored so far, mod 2).
+// One TMA store box of a consumer's accumulators, scaled and rounded to 16 bits: chunk
+// `chunk` of BoxCols columns, as the four 32-bit registers of each of its BoxCols / 16
+// stmatrix x4 calls.
+template <int BoxCols>
+using PackedBox = uint32_t[BoxCols / 4];
+
+template <typename Out, int BN, int BoxCols>
+__device__ __forceinline__ void pack_box(const float (&acc)[BN / 2], int chunk, float alpha,
+                                         PackedBox<BoxCols>& out) {
+  // alpha = 1 (a uniform branch) skips the scaling: half the instructions of a box.
+  if (alpha == 1.0f) {
+#pragma unroll
+    for (int i = 0; i < BoxCols / 4; ++i) {
+      const int e = chunk * (BoxCols / 2) + 2 * i;  // accumulators e, e + 1
+      out[i] = pack2<Out>(acc[e], acc[e + 1]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < BoxCols / 4; ++i) {
+      const int e = chunk * (BoxCols / 2) + 2 * i;
+      out[i] = pack2<Out>(scale(acc[e], alpha), scale(acc[e + 1], alpha));
+    }
+  }
+}
+
+// stmatrix one packed box into `buffer` (BoxCols x 128 bytes, 1024-byte aligned, owned by
+// this warpgroup) and let TMA store it at (row, col) of C. The store that last read this
+// buffer (two boxes ago, maybe in an earlier tile) must be done reading before it is
+// overwritten; the consumer then goes on without waiting for this one.
+template <int BoxCols>
+__device__ __forceinline__ void store_box_tma(const PackedBox<BoxCols>& v, uint8_t* buffer,
+                                              int thread, int barrier_id,
+                                              const CUtensorMap* map_c, int row, int col) {
+  static_assert(BoxCols % 16 == 0, "whole boxes of 16-column pairs");
+  const int warp = thread / 32, lane = thread % 32;
+  // This lane's stmatrix row: column (lane % 8) of tile (lane / 8); tiles 0/1 are rows
+  // +0/+8 of column block 2p, tiles 2/3 the same of block 2p + 1.
+  const int tile = lane / 8;
+  const int row_chunk = warp * 2 + (tile & 1);  // 16-byte piece of the 128-byte column
+  if (thread == 0) bulk_wait_read<1>();
+  warpgroup_barrier(barrier_id);
+#pragma unroll
+  for (int p = 0; p < BoxCols / 16; ++p) {
+    const int c = 16 * p + 8 * (tile >> 1) + lane % 8;  // column within the box
+    const uint32_t addr = smem_addr(buffer) + c * 128 + ((row_chunk ^ (c % 8)) * 16);
+    stmatrix_x4_trans(addr, v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]);
+  }
+  fence_async_shared();
+  warpgroup_barrier(barrier_id);
+  if (thread == 0) {
+    tma_store_2d(map_c, buffer, row, col);
+    bulk_commit();
+  }
+}
+
+// buffers: two BoxCols x 128-byte buffers; chunk i goes through buffer (first + i) % 2,
+// where `first` continues the alternation from the previous call (the boxes it stored so
+// far, mod 2).
 template <typename Out, int BN, int BoxCols>
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint8_t* buffers,
                                                int thread, int barrier_id,
                                                const CUtensorMap* map_c, int tile_row,
                                                int tile_col, float alpha, int first) {
   static_assert(sizeof(Out) == 2, "the TMA store path writes 16-bit C");
-  const int warp = thread / 32, lane = thread % 32;
-  // This lane's stmatrix row: column (lane % 8) of tile (lane / 8); tiles 0/1 are rows
-  // +0/+8 of column block 2p, tiles 2/3 the same of block 2p + 1.
-  const int tile = lane / 8;
-  const int row_chunk = warp * 2 + (tile & 1);  // 16-byte piece of the 128-byte column
-  static_assert(BN % BoxCols == 0 && BoxCols % 16 == 0, "whole boxes of 16-column pairs");
+  static_assert(BN % BoxCols == 0, "whole boxes");
 #pragma unroll
   for (int chunk = 0; chunk < BN / BoxCols; ++chunk) {
-    uint8_t* buffer = buffers + ((first + chunk) & 1) * (BoxCols * 128);
-    // The store that last read this buffer (two chunks ago, maybe in the previous tile)
-    // must be done reading before it is overwritten.
-    if (thread == 0) bulk_wait_read<1>();
-    warpgroup_barrier(barrier_id);
-#pragma unroll
-    for (int p = 0; p < BoxCols / 16; ++p) {
-      const int jj = chunk * (BoxCols / 8) + 2 * p;  // first 8-column block
-      const int col = 16 * p + 8 * (tile >> 1) + lane % 8;  // column within the chunk
-      const uint32_t addr =
-          smem_addr(buffer) + col * 128 + ((row_chunk ^ (col % 8)) * 16);
-      // alpha = 1 (a uniform branch) skips the scaling: half the instructions of the chunk.
-      if (alpha == 1.0f) {
-        stmatrix_x4_trans(addr, pack2<Out>(acc[4 * jj + 0], acc[4 * jj + 1]),
-                          pack2<Out>(acc[4 * jj + 2], acc[4 * jj + 3]),
-                          pack2<Out>(acc[4 * jj + 4], acc[4 * jj + 5]),
-                          pack2<Out>(acc[4 * jj + 6], acc[4 * jj + 7]));
-      } else {
-        stmatrix_x4_trans(
-            addr, pack2<Out>(scale(acc[4 * jj + 0], alpha), scale(acc[4 * jj + 1], alpha)),
-            pack2<Out>(scale(acc[4 * jj + 2], alpha), scale(acc[4 * jj + 3], alpha)),
-            pack2<Out>(scale(acc[4 * jj + 4], alpha), scale(acc[4 * jj + 5], alpha)),
-            pack2<Out>(scale(acc[4 * jj + 6], alpha), scale(acc[4 * jj + 7], alpha)));
-      }
-    }
-    fence_async_shared();
-    warpgroup_barrier(barrier_id);
-    if (thread == 0) {
-      tma_store_2d(map_c, buffer, tile_row, tile_col + chunk * BoxCols);
-      bulk_commit();
-    }
+    PackedBox<BoxCols> v;
+    pack_box<Out, BN, BoxCols>(acc, chunk, alpha, v);
+    store_box_tma<BoxCols>(v, buffers + ((first + chunk) & 1) * (BoxCols * 128), thread,
+                           barrier_id, map_c, tile_row, tile_col + chunk * BoxCols);
   }
 }
 

@@ -213,7 +213,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   constexpr uint32_t kChunkBytesReceived = (kClusterK - 1) * kChunkFloats * 4 * 128;
   // TMA store boxes per tile of a consumer's epilogue: the two staging buffers alternate
   // across tiles too.
-  constexpr int kStoreBoxesPerTile = Cfg::kChunkCols / Cfg::kTmaStoreBoxCols;
+  constexpr int kBoxCols = Cfg::kTmaStoreBoxCols;
+  constexpr int kStoreBoxesPerTile = Cfg::kChunkCols / kBoxCols;
+  // Boxes of a tile stored during the next tile's first k-steps (see defer_stores).
+  constexpr int kDeferredBoxes =
+      !kSplitK && kClusterK == 1 && Cfg::kStagedEpilogue
+          ? (Cfg::kDeferredStoreBoxes < kStoreBoxesPerTile ? Cfg::kDeferredStoreBoxes
+                                                           : kStoreBoxesPerTile)
+          : 0;
 
   const int warpgroup = threadIdx.x / 128;
   const int thread_in_wg = threadIdx.x % 128;
@@ -380,10 +387,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     const uint64_t desc_b0 = TB ? smem_desc_sw128(b_stage0, 8192, 1024)
                                 : smem_desc_sw128(b_stage0, 16, 1024);
 
-    // Tiles this consumer has stored, and the TMA staging buffer its next tile starts with.
-    int tiles_done = 0;
-    auto first_store_buffer = [&] {
-      return (tiles_done * kStoreBoxesPerTile) & 1;
+    // TMA store boxes this consumer has issued: the next one goes through staging buffer
+    // (boxes_stored % 2).
+    int boxes_stored = 0;
+    uint8_t* const store_buffers = epilogue_stage + consumer * Cfg::kEpilogueBytesPerConsumer;
+
+    // Deferred stores (16-bit C through TMA, beta = 0): the last kDeferredBoxes boxes of a
+    // tile wait in registers, packed, and are stored one per k-step of the next tile, so
+    // the tensor pipe is not idle while they go out.
+    const bool defer_stores = kDeferredBoxes > 0 && args.c_tma && beta == 0.0f &&
+                              args.split_k == 1 && args.c_type != tc::DType::F32;
+    const bool c_bf16 = args.c_type == tc::DType::BF16;
+    PackedBox<kBoxCols> deferred[kDeferredBoxes > 0 ? kDeferredBoxes : 1];
+    bool deferred_pending = false;
+    int deferred_row = 0, deferred_col = 0;  // the tile's first row and first deferred column
+    auto pack = [&](int box, PackedBox<kBoxCols>& out) {
+      if (c_bf16) {
+        pack_box<__nv_bfloat16, kBN, kBoxCols>(acc, box, alpha, out);
+      } else {
+        pack_box<__half, kBN, kBoxCols>(acc, box, alpha, out);
+      }
+    };
+    auto store_packed = [&](const PackedBox<kBoxCols>& v, int row, int col) {
+      store_box_tma<kBoxCols>(v, store_buffers + (boxes_stored & 1) * (kBoxCols * 128),
+                              thread_in_wg, 1 + consumer, &map_c, row, col);
+      ++boxes_stored;
+    };
+    auto store_deferred = [&](int b) {
+      store_packed(deferred[b], deferred_row, deferred_col + b * kBoxCols);
     };
 
     int s = 0;
@@ -482,6 +513,61 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       if (consumer == 0) named_barrier_arrive(kExchangeFreeBarrier, 256);
     }
 
+    // One k-step of this consumer: wait for the stage, issue its wgmmas, hand back what has
+    // retired. first_step: the unit's first (its wgmmas start from zero).
+    auto k_step = [&](bool& first_step) {
+      if constexpr (kSplitK) {
+        const bool mine = step_parity == consumer;
+        step_parity ^= 1;
+        if (!mine) {
+          if (++s == kStages) {
+            s = 0;
+            phase ^= 1;
+          }
+          return;
+        }
+      }
+      mbar_wait(&full[s], phase);
+      // This stage's descriptors: stage 0's plus the stage's offset in the start-address
+      // field (16-byte units, the low word).
+      const uint32_t stage_offset = static_cast<uint32_t>(s) * (Cfg::kStageBytes >> 4);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
+        // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
+        // of 128 bytes further.
+        const uint64_t da = smem_desc_moved(
+            desc_a0, stage_offset + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
+        const uint64_t db = smem_desc_moved(
+            desc_b0, stage_offset + (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
+        WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
+                                                                (!first_step || kk > 0) ? 1 : 0);
+      }
+      wgmma_commit();
+      first_step = false;
+      if constexpr (kSplitK) {
+        // This consumer's previous step has retired: hand its stage back.
+        wgmma_wait<1>();
+        if (held >= 0) arrive_empty(held);
+        held = s;
+      } else {
+        ++unreleased;
+        if constexpr (Cfg::kEagerRefill) {
+          // The previous k-step's wgmmas have retired: its stage can be refilled while
+          // this one's run.
+          wgmma_wait<1>();
+          hand_back(1);
+        } else if (s % (kStages / 2) == kStages / 2 - 1) {
+          wgmma_wait<0>();
+          hand_back(0);
+        }
+      }
+      if (++s == kStages) {
+        s = 0;
+        phase ^= 1;
+      }
+    };
+
     for (int u = first_unit; u < num_units; u += unit_stride) {
       int um, un, kt_first, k_tiles;
       tile_coords(u % units_per_slice, unit_rows, unit_cols, args.group_m, um, un);
@@ -489,58 +575,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       const int tm = um * kClusterM + rank_m;
       const int tn = un * kClusterN + rank_n;
       bool first_step = true;  // of this unit, for this consumer
-      for (int i = 0; i < k_tiles; ++i) {
-        if constexpr (kSplitK) {
-          const bool mine = step_parity == consumer;
-          step_parity ^= 1;
-          if (!mine) {
-            if (++s == kStages) {
-              s = 0;
-              phase ^= 1;
-            }
-            continue;
-          }
-        }
-        mbar_wait(&full[s], phase);
-        // This stage's descriptors: stage 0's plus the stage's offset in the start-address
-        // field (16-byte units, the low word).
-        const uint32_t stage_offset = static_cast<uint32_t>(s) * (Cfg::kStageBytes >> 4);
-        wgmma_fence();
+      int i = 0;
+      if constexpr (kDeferredBoxes > 0) {
+        // The previous tile's last boxes go out one per k-step while this tile's first
+        // wgmmas run.
+        if (deferred_pending) {
 #pragma unroll
-        for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
-          // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
-          // of 128 bytes further.
-          const uint64_t da = smem_desc_moved(
-              desc_a0, stage_offset + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
-          const uint64_t db = smem_desc_moved(
-              desc_b0, stage_offset + (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
-          WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
-                                                                  (!first_step || kk > 0) ? 1 : 0);
-        }
-        wgmma_commit();
-        first_step = false;
-        if constexpr (kSplitK) {
-          // This consumer's previous step has retired: hand its stage back.
-          wgmma_wait<1>();
-          if (held >= 0) arrive_empty(held);
-          held = s;
-        } else {
-          ++unreleased;
-          if constexpr (Cfg::kEagerRefill) {
-            // The previous k-step's wgmmas have retired: its stage can be refilled while
-            // this one's run.
-            wgmma_wait<1>();
-            hand_back(1);
-          } else if (s % (kStages / 2) == kStages / 2 - 1) {
-            wgmma_wait<0>();
-            hand_back(0);
+          for (int b = 0; b < kDeferredBoxes; ++b) {
+            if (i < k_tiles) {
+              k_step(first_step);
+              ++i;
+            }
+            store_deferred(b);
           }
-        }
-        if (++s == kStages) {
-          s = 0;
-          phase ^= 1;
+          deferred_pending = false;
         }
       }
+      for (; i < k_tiles; ++i) k_step(first_step);
       wgmma_wait<0>();
       fence_registers(acc);
       if constexpr (kSplitK) {
@@ -583,8 +634,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         epilogue_for_type<Cfg, Cfg::kChunkCols>(chunk, epilogue_stage, consumer, thread_in_wg,
                                                 args, tile_row,
                                                 tile_col + rank_k * Cfg::kChunkCols, alpha,
-                                                beta, &map_c, first_store_buffer());
-        ++tiles_done;
+                                                beta, &map_c, boxes_stored & 1);
+        boxes_stored += kStoreBoxesPerTile;
         continue;
       } else if (args.split_k > 1) {
         float* partial = args.partial + static_cast<int64_t>(u / units_per_slice) * args.m * args.n;
@@ -593,9 +644,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
                                   0.0f, nullptr, 0);
         continue;
       }
+      if constexpr (kDeferredBoxes > 0) {
+        if (defer_stores) {
+          constexpr int kNow = kStoreBoxesPerTile - kDeferredBoxes;
+#pragma unroll
+          for (int box = 0; box < kNow; ++box) {
+            PackedBox<kBoxCols> v;
+            pack(box, v);
+            store_packed(v, static_cast<int>(tile_row),
+                         static_cast<int>(tile_col) + box * kBoxCols);
+          }
+#pragma unroll
+          for (int b = 0; b < kDeferredBoxes; ++b) pack(kNow + b, deferred[b]);
+          deferred_row = static_cast<int>(tile_row);
+          deferred_col = static_cast<int>(tile_col) + kNow * kBoxCols;
+          deferred_pending = true;
+          continue;
+        }
+      }
       epilogue_for_type<Cfg, kBN>(acc, epilogue_stage, consumer, thread_in_wg, args, tile_row,
-                                  tile_col, alpha, beta, &map_c, first_store_buffer());
-      ++tiles_done;
+                                  tile_col, alpha, beta, &map_c, boxes_stored & 1);
+      boxes_stored += kStoreBoxesPerTile;
+    }
+    if constexpr (kDeferredBoxes > 0) {
+      if (deferred_pending) {
+#pragma unroll
+        for (int b = 0; b < kDeferredBoxes; ++b) store_deferred(b);
+      }
     }
     if constexpr (kSplitK) {
       // Consumer 0 freed the buffer after the last unit (or at the start, with no unit).
