@@ -91,8 +91,8 @@ struct Sm90Config {
   // while the next tile's first wgmmas run (the rest are stored at once): a shorter idle gap
   // for the tensor pipe at every tile boundary. Two 64-column boxes are 32 registers per
   // thread, which the two consumers of a 128 x 256 tile have to spare; three spill. Measured
-  // against none: 8192^2 x 1024 +3-8 %, 4096^2 x 128 +2-4 %, 4096^3 +0.5 % (power-limited,
-  // where an idle gap costs little; docs/perf-notes.md TC-8).
+  // against none: 8192^2 x 1024 +3-8 %, 4096^3 +0.5 % (power-limited, where an idle gap
+  // costs little; docs/perf-notes.md TC-8).
   static constexpr int kDeferredStoreBoxes = BM == 128 && BN == 256 ? 2 : 0;
   static constexpr int kEpilogueBytes = StagedEpilogue ? kRowGroups * kEpilogueBytesPerConsumer : 0;
   // Stages, epilogue staging, the exchange, the chunks received, then the mbarriers.
