@@ -225,6 +225,9 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     // row_sums[0] is next written for tile 2, after the barrier of tile 1.
   }
 
+  // Atomics mode: this grid may start while the beta pre-pass still scales y (a programmatic
+  // dependent launch); the first tile's loads are in flight by now, the adds wait for y.
+  if (p.atomic) wait_for_preceding_kernel();
   int64_t t = t_first;
   if (t < t_full_end) {
     for (;;) {
@@ -364,12 +367,14 @@ struct SymvFamily {
     if (nt > 65535) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
     const dim3 grid(unsigned(p.chunks_max), unsigned(nt));
     const dim3 block(NB / kVecWidth<T>, Q);
-    if (call.vector_loads)
-      symv_kernel<T, NB, Q, true, HERM><<<grid, block, 0, plan.stream>>>(p);
-    else
-      symv_kernel<T, NB, Q, false, HERM><<<grid, block, 0, plan.stream>>>(p);
+    void (*kernel)(SymvParams<T>) = call.vector_loads ? symv_kernel<T, NB, Q, true, HERM>
+                                                      : symv_kernel<T, NB, Q, false, HERM>;
+    // Atomics mode: a programmatic dependent of the beta pre-pass, whose launch gap and run
+    // it then overlaps with its loads of A.
+    if (p.atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
+    kernel<<<grid, block, 0, plan.stream>>>(p);
     const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess || p.atomic) return e;
+    if (e != cudaSuccess) return e;
     const unsigned reduce_blocks = unsigned(nt * (NB / symv_reduce_rows<NB>()));
     return launch_dependent(symv_reduce_kernel<T, NB>, dim3(reduce_blocks),
                             dim3(kSymvReduceThreads), plan.stream, p);
