@@ -11,7 +11,9 @@
 // hands each stage back as soon as its wgmmas retire (or in halves of the ring,
 // kEagerRefill = false), then scales and stores its accumulators (sm90_epilogue.cuh; for
 // 16-bit C through asynchronous TMA stores) while the producer already fills the ring for
-// the next tile. setmaxnreg moves registers from the producer to the consumers.
+// the next tile. A 128 x 256 tile keeps its last two store boxes in registers and stores them
+// during the next tile's first k-steps (Sm90Config::kDeferredStoreBoxes). setmaxnreg moves
+// registers from the producer to the consumers.
 //
 // With K split across consumers (Sm90Config::kSplitKAcrossConsumers, 64-row tiles) both
 // consumers cover the same 64 rows and take alternate k-steps, each with its own
