@@ -287,9 +287,7 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
 template <typename T>
 cudaError_t launch_gemv(void (*kernel)(GemvParams<T>), dim3 grid, dim3 block,
                         cudaStream_t stream, const GemvParams<T>& p) {
-  if (p.combine == Combine::Atomic) return launch_dependent(kernel, grid, block, stream, p);
-  kernel<<<grid, block, 0, stream>>>(p);
-  return cudaGetLastError();
+  return launch_dependent_if(p.combine == Combine::Atomic, kernel, grid, block, stream, p);
 }
 
 template <typename T>

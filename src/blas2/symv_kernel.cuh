@@ -371,10 +371,8 @@ struct SymvFamily {
                                                       : symv_kernel<T, NB, Q, false, HERM>;
     // Atomics mode: a programmatic dependent of the beta pre-pass, whose launch gap and run
     // it then overlaps with its loads of A.
-    if (p.atomic) return launch_dependent(kernel, grid, block, plan.stream, p);
-    kernel<<<grid, block, 0, plan.stream>>>(p);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
+    const cudaError_t e = launch_dependent_if(p.atomic, kernel, grid, block, plan.stream, p);
+    if (e != cudaSuccess || p.atomic) return e;
     const unsigned reduce_blocks = unsigned(nt * (NB / symv_reduce_rows<NB>()));
     return launch_dependent(symv_reduce_kernel<T, NB>, dim3(reduce_blocks),
                             dim3(kSymvReduceThreads), plan.stream, p);

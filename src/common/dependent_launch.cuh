@@ -39,4 +39,14 @@ cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cu
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
+// launch_dependent where `dependent` holds (a kernel after a pre-pass that allows it), else
+// an ordinary launch.
+template <typename... KArgs, typename... Args>
+cudaError_t launch_dependent_if(bool dependent, void (*kernel)(KArgs...), dim3 grid, dim3 block,
+                                cudaStream_t stream, Args... args) {
+  if (dependent) return launch_dependent(kernel, grid, block, stream, args...);
+  kernel<<<grid, block, 0, stream>>>(args...);
+  return cudaGetLastError();
+}
+
 }  // namespace aegis

@@ -219,10 +219,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   constexpr int kStoreBoxesPerTile = Cfg::kChunkCols / kBoxCols;
   // Boxes of a tile stored during the next tile's first k-steps (see defer_stores).
   constexpr int kDeferredBoxes =
-      !kSplitK && kClusterK == 1 && Cfg::kStagedEpilogue
-          ? (Cfg::kDeferredStoreBoxes < kStoreBoxesPerTile ? Cfg::kDeferredStoreBoxes
-                                                           : kStoreBoxesPerTile)
-          : 0;
+      !kSplitK && kClusterK == 1 && Cfg::kStagedEpilogue ? Cfg::kDeferredStoreBoxes : 0;
+  static_assert(kDeferredBoxes <= kStoreBoxesPerTile, "more held boxes than a tile stores");
 
   const int warpgroup = threadIdx.x / 128;
   const int thread_in_wg = threadIdx.x % 128;
