@@ -6,9 +6,10 @@
 // (c, c), (c+1, c), ..., for the upper (c, c), (c-1, c), ... Each off-diagonal tile A_rc
 // is read once and used twice: A_rc x_c goes to y_r (summed over the Q thread columns
 // through shared memory) and A_rc^T x_r (A_rc^H x_r for HEMV) to y_c (kept in registers
-// over the whole chunk). The diagonal tile is mirrored in shared memory (only its stored
-// half is read; HEMV takes the diagonal as real). The next tile's loads are issued before
-// the current tile's arithmetic (register double buffering).
+// over the whole chunk). The diagonal tile is loaded like the others, only its stored half
+// (the rest zero), and used for its rows and, without its diagonal, mirrored for its
+// columns (HEMV takes the diagonal as real). The next tile's loads are issued before the
+// current tile's arithmetic (register double buffering).
 //
 // Combine: atomics mode adds every contribution into y (scaled by beta first); the
 // deterministic mode writes them to a workspace and symv_reduce_kernel adds them per row
@@ -19,6 +20,8 @@
 // indices), so tile columns stay 16-byte aligned. Logical index = physical - row_shift;
 // elements with logical index outside [0, n) are never read.
 #pragma once
+
+#include <type_traits>
 
 #include "blas2/blas2_common.cuh"
 
@@ -32,7 +35,7 @@ struct SymvParams {
   int64_t n;
   bool upper;
   int tiles_per_block;  // S
-  int chunks_max;       // gridDim.x
+  int chunks_max;       // gridDim.x: chunks of the longest block column
   const T* x;
   int64_t incx;
   T* y;
@@ -57,43 +60,93 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   constexpr int V = kVecWidth<T>;
   constexpr int TX = NB / V;
   constexpr int CPT = NB / Q;  // columns per thread
-  constexpr int kThreads = TX * Q;
-  constexpr int kParts = kThreads / NB;  // threads per row in the diagonal tile
   static_assert(TX * Q >= NB, "one thread per row of a tile is needed (Q >= vector width)");
-  static_assert(kThreads % NB == 0 && kParts <= Q, "diagonal parts fit the row sum buffer");
-  static_assert(TX <= NB, "column reduction buffer aliases the diagonal tile");
-  __shared__ T tile[NB][NB + 1];    // (NB cols, NB rows) diagonal tile; later (TX, NB) sums
+  static_assert(Q >= V, "a thread's vector crosses the diagonal tile's diagonal in one column");
+  // The diagonal tile: through shared memory (below) for dsymv and csymv, in registers
+  // like the other tiles for the rest (load_tile_diag). Measured per routine (docs/blas2.md,
+  // v10): in registers, s and z gained 2-5 points of bandwidth in both reduction modes,
+  // while dsymv and csymv lost 2-3 in the deterministic mode (the atomics mode within 0.5),
+  // and chemv gained 1 in the atomics mode and lost 2 in the deterministic one.
+  constexpr bool kDiagInSmem = sizeof(T) == 8 && !HERM;
+  // The TX threads' sums of each column (with kDiagInSmem, first the diagonal tile).
+  __shared__ T col_sums[kDiagInSmem ? NB : TX][NB + 1];
   __shared__ T row_sums[2][Q][NB];  // (Q, NB) per tile, two buffers: one barrier per tile
   __shared__ T x_cols[NB];
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = tx + ty * TX;
   const int64_t np = p.n + p.row_shift;
   const int64_t nt = (np + NB - 1) / NB;
-  // Chunk-major grid (chunk k in x, block column c in y): the chunks of one block column are
-  // consecutive blocks, so the blocks resident at one time read a band of neighbouring
-  // block columns moving through A, not the first tiles of every block column at once (as
-  // the GEMV T kernel's grid; measured in docs/blas2.md, v5).
-  const int64_t c = blockIdx.y;
-  const int64_t count = symv_tile_count(nt, c, p.upper);
-  const int64_t t_begin = int64_t(blockIdx.x) * p.tiles_per_block;
+  // Register plan, by element size (measured, docs/blas2.md v10). The 8-byte instances (d,
+  // c; at their 128-register cap) form their column pointers at each load, which frees
+  // 2 CPT registers; the others keep them, which measured faster for s and z.
+  constexpr bool kFormColPtrs = sizeof(T) == 8;
+  // Tile indices: 32-bit in that plan (64-bit ones spilled in its tile loop), 64-bit in the
+  // other (its measured code).
+  using Idx = std::conditional_t<kFormColPtrs, int, int64_t>;
+  // Chunk-major grid: chunk k in x, block column in y, so consecutive blocks are the
+  // chunks of one block column and the blocks resident at one time read a band of
+  // neighbouring block columns moving through A, not the first tiles of every block
+  // column at once (the GEMV T kernel's measured lesson, docs/blas2.md, v5). Half the
+  // blocks are empty (a short block column's row of the grid is as long as the longest).
+  // The plan that forms its pointers walks the block columns from the shortest (upper:
+  // the first, lower: the last): the lower triangle's grid otherwise ends on rows that
+  // are nearly all empty blocks, and its last chunks wait for the block scheduler's walk
+  // through them. The other plan keeps blockIdx.y, which the compiler rematerializes for
+  // free: a computed block column spills in their tile loops.
+  const Idx c = kFormColPtrs && !p.upper ? Idx(nt) - 1 - Idx(blockIdx.y) : Idx(blockIdx.y);
+  const Idx count = Idx(symv_tile_count(nt, c, p.upper));
+  const Idx t_begin = Idx(blockIdx.x) * p.tiles_per_block;
   if (t_begin >= count) return;
-  const int64_t t_end = min(count, t_begin + p.tiles_per_block);
+  const Idx t_end = min(count, Idx(t_begin + p.tiles_per_block));
   const T alpha = p.scalars.get_alpha();
 
-  // This thread's columns of the block column, and x there. Columns outside [0, n) (only in
-  // the first or last block column) read a valid column of the block instead and are
-  // masked in the arithmetic: the loads stay branch-free.
-  const int64_t cl0 = c * NB - p.row_shift;  // logical first column of the block column
+  const int64_t cl0 = int64_t(c) * NB - p.row_shift;  // logical first column of the block column
   const bool full_cols = cl0 >= 0 && cl0 + NB <= p.n;
-  const T* col_ptr[CPT];
-  bool col_ok[CPT];
+  // This thread's columns of the block column: column k is cl0 + ty + k Q. Columns outside
+  // [0, n) (only in the first or last block column) read a valid column of the block
+  // instead and are masked in the arithmetic: the loads stay branch-free.
+  // Kept plan: the CPT pointers and masks, formed once.
+  const T* kept_ptr[kFormColPtrs ? 1 : CPT];
+  bool kept_ok[kFormColPtrs ? 1 : CPT];
 #pragma unroll
-  for (int k = 0; k < CPT; ++k) {
+  for (int k = 0; k < (kFormColPtrs ? 0 : CPT); ++k) {
     const int64_t cj = cl0 + ty + k * Q;
-    col_ok[k] = cj >= 0 && cj < p.n;
+    kept_ok[k] = cj >= 0 && cj < p.n;
     const int64_t cjc = min(max(cj, int64_t(0)), p.n - 1);
-    col_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
+    kept_ptr[k] = p.B + (cjc + p.row_shift) * p.lda + tx * V;
   }
+  // Formed plan: col_base + kk Q lda, kk = k clamped to the thread's columns inside
+  // [0, n) (the kept plan compiles these away).
+  const int64_t cj0 = cl0 + ty;
+  int k_lo = int(min(max((Q - 1 - cj0) / Q, int64_t(0)), int64_t(CPT)));  // first cj >= 0
+  int k_hi = int(min(max((p.n - 1 - cj0) / Q + (p.n - 1 >= cj0 ? 0 : -1), int64_t(-1)),
+                     int64_t(CPT - 1)));  // last cj < n
+  int64_t col0 = cj0;
+  if (k_lo > k_hi) {  // no column of this thread is inside: any valid one
+    col0 = min(max(cj0, int64_t(0)), p.n - 1);
+    k_lo = k_hi = 0;
+  }
+  const T* const col_base = p.B + (col0 + p.row_shift) * p.lda + tx * V;
+  const int64_t ldq_bytes = p.lda * Q * int64_t(sizeof(T));
+  auto col_ptr = [&](int k) -> const T* {
+    if constexpr (kFormColPtrs) {
+      // An opaque copy of the column stride per use, so that the CPT pointers are not
+      // hoisted out of the tile loop into registers.
+      int64_t ldq;
+      asm volatile("mov.b64 %0, %1;" : "=l"(ldq) : "l"(ldq_bytes));
+      const int kk = min(max(k, k_lo), k_hi);
+      return reinterpret_cast<const T*>(reinterpret_cast<const char*>(col_base) + kk * ldq);
+    } else {
+      return kept_ptr[k];
+    }
+  };
+  auto col_ok = [&](int k) -> bool {
+    if constexpr (kFormColPtrs) {
+      return cj0 + k * Q >= 0 && cj0 + k * Q < p.n;
+    } else {
+      return kept_ok[k];
+    }
+  };
   // x of the block column in shared memory (read per tile, a broadcast per warp: x in
   // registers would cost CPT more registers per thread, and occupancy).
   if (tid < NB) {
@@ -110,27 +163,27 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   // Off-diagonal tiles t in [t_first, t_end), tile row r = c -+ t. The last tile of a block
   // column (lower: tile row nt - 1, upper: tile row 0) may have rows outside [0, n): it is
   // loaded element by element, after the pipelined loop over the full tiles.
-  const int64_t t_first = t_begin > 0 ? t_begin : 1;
+  const Idx t_first = t_begin > 0 ? t_begin : 1;
   const bool last_partial = p.upper ? p.row_shift > 0 : np % NB != 0;
-  int64_t t_full_end = t_end;
+  Idx t_full_end = t_end;
   if (last_partial && t_end == count) t_full_end = t_end - 1;
   if (t_full_end < t_first) t_full_end = t_first;
 
-  auto tile_row = [&](int64_t tt) { return p.upper ? c - tt : c + tt; };
+  auto tile_row = [&](Idx tt) { return p.upper ? c - tt : c + tt; };
   // Full tile: CPT 16-byte loads (or element loads) and V elements of x, no branch.
-  auto load_tile_full = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
-    const int64_t rp = tile_row(tt) * NB;  // physical first row of the tile
+  auto load_tile_full = [&](Idx tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t rp = int64_t(tile_row(tt)) * NB;  // physical first row of the tile
 #pragma unroll
-    for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(col_ptr[k] + rp);
+    for (int k = 0; k < CPT; ++k) a[k] = load_full<T, V, VEC>(col_ptr(k) + rp);
     const T* xp = p.x + (rp + tx * V - p.row_shift) * p.incx;
 #pragma unroll
     for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
   };
-  auto load_tile_edge = [&](int64_t tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
-    const int64_t rp = tile_row(tt) * NB;
+  auto load_tile_edge = [&](Idx tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
+    const int64_t rp = int64_t(tile_row(tt)) * NB;
     const int64_t first = rp + tx * V - p.row_shift;
 #pragma unroll
-    for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(col_ptr[k] + rp, first, p.n);
+    for (int k = 0; k < CPT; ++k) a[k] = load_rows<T, V, false>(col_ptr(k) + rp, first, p.n);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
       const int64_t i = first + v;
@@ -138,7 +191,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     }
   };
   // A_rc x_c to y_r (through row_sums[t & 1]), A_rc^T x_r (^H for HEMV) into col_acc.
-  auto process = [&](int64_t tt, const Vec<T, V>(&a)[CPT], const T(&xr)[V]) {
+  auto process = [&](Idx tt, const Vec<T, V>(&a)[CPT], const T(&xr)[V]) {
     const int buf = int(tt & 1);
     T row_acc[V];
 #pragma unroll
@@ -159,7 +212,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
         const T xc = x_cols[ty + k * Q];  // 0 for columns outside [0, n)
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-          const T av = col_ok[k] ? a[k].v[v] : zero<T>();
+          const T av = col_ok(k) ? a[k].v[v] : zero<T>();
           row_acc[v] = mad(av, xc, row_acc[v]);
           col_acc[k] = mad(conj_if(av, HERM), xr[v], col_acc[k]);
         }
@@ -185,6 +238,79 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     }
   };
 
+  // Diagonal tile (c, c) in the registers and layout of the other tiles, only its stored
+  // half read and the rest zero. All its loads are issued at once: a block that holds one
+  // was the slowest of the grid when the tile went element by element through shared
+  // memory (two to three times a two-tile block's time, at the end of the lower
+  // triangle's grid). A thread's vector of column j is wholly stored, wholly not, or
+  // crosses the diagonal; at most one of its columns crosses, and only the stored elements
+  // of that vector are loaded, one by one.
+  auto load_tile_diag = [&](Vec<T, V>(&a)[CPT]) {
+    const int i0 = tx * V;
+    const T* dp = p.B + int64_t(c) * NB * (1 + p.lda) + i0;  // physical (c NB + i0, c NB)
+    auto stored = [&](int i, int j) { return p.upper ? i <= j : i >= j; };
+    if (VEC && full_cols) {
+      int kx = -1;  // the column whose vector crosses the diagonal
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) {
+        const int j = ty + k * Q;
+        const bool whole = p.upper ? i0 + V - 1 <= j : i0 >= j;
+        a[k] = whole ? load_full<T, V, true>(dp + j * p.lda) : Vec<T, V>{};
+        if (!whole && stored(i0 + V - 1, j) != stored(i0, j)) kx = k;
+      }
+      T e[V];
+      const int jx = ty + kx * Q;
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        e[v] = kx >= 0 && stored(i0 + v, jx) ? dp[v + jx * p.lda] : zero<T>();
+#pragma unroll
+      for (int k = 0; k < CPT; ++k)
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+          if (k == kx) a[k].v[v] = e[v];
+    } else {
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) {
+        const int j = ty + k * Q;
+        const int64_t lj = cl0 + j;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          const int64_t li = cl0 + i0 + v;
+          const bool need = stored(i0 + v, j) && li >= 0 && li < p.n && lj >= 0 && lj < p.n;
+          a[k].v[v] = need ? dp[v + j * p.lda] : zero<T>();
+        }
+      }
+    }
+  };
+  // Its stored half times x_c goes to the tile's rows (diag_sum, through row_sums[0]), the
+  // mirrored strict half (conjugated for HEMV) to its columns (col_acc); HEMV takes the
+  // diagonal as real.
+  auto process_diag = [&](const Vec<T, V>(&a)[CPT]) {
+    T row_acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) row_acc[v] = zero<T>();
+#pragma unroll
+    for (int k = 0; k < CPT; ++k) {
+      const int j = ty + k * Q;
+      const T xc = x_cols[j];
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        const bool on_diag = tx * V + v == j;
+        const T av = a[k].v[v];
+        row_acc[v] = mad(HERM && on_diag ? real_part(av) : av, xc, row_acc[v]);
+        const T am = on_diag ? zero<T>() : conj_if(av, HERM);
+        col_acc[k] = mad(am, x_cols[tx * V + v], col_acc[k]);
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) row_sums[0][ty][tx * V + v] = row_acc[v];
+    __syncthreads();
+    if (tid < NB) {
+#pragma unroll
+      for (int q = 0; q < Q; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
+    }
+  };
+
   // Two register buffers used in turn (no copies: a copy would wait for the loads); the
   // first full tile's loads are issued before the diagonal tile so they overlap it.
   Vec<T, V> a0[CPT], a1[CPT];
@@ -192,35 +318,41 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   if (t_first < t_full_end) load_tile_full(t_first, a0, x0);
 
   if (t_begin == 0) {
-    // Diagonal tile: the stored half into shared memory, element by element.
+    if constexpr (kDiagInSmem) {
+      // The stored half into shared memory, element by element; row i of the mirrored
+      // tile times x_c, kParts threads per row, then summed in order.
+      constexpr int kThreads = TX * Q, kParts = kThreads / NB;
 #pragma unroll 4
-    for (int e = tid; e < NB * NB; e += kThreads) {
-      const int i = e % NB, j = e / NB;
-      const int64_t li = c * NB + i - p.row_shift, lj = c * NB + j - p.row_shift;
-      const bool stored = p.upper ? i <= j : i >= j;
-      T v = zero<T>();
-      if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
-        v = p.B[(c * NB + i) + (c * NB + j) * p.lda];
-      tile[j][i] = v;
-    }
-    __syncthreads();  // also orders x_cols
-    // Row i of the mirrored tile times x_c, kParts threads per row, then summed in order.
-    {
-      const int i = tid % NB, part = tid / NB;
-      T s = zero<T>();
-#pragma unroll 4
-      for (int j = part; j < NB; j += kParts) {
+      for (int e = tid; e < NB * NB; e += kThreads) {
+        const int i = e % NB, j = e / NB;
+        const int64_t li = cl0 + i, lj = cl0 + j;
         const bool stored = p.upper ? i <= j : i >= j;
-        T a = stored ? tile[j][i] : conj_if(tile[i][j], HERM);
-        if (HERM && i == j) a = real_part(a);
-        s = mad(a, x_cols[j], s);
+        T v = zero<T>();
+        if (stored && li >= 0 && li < p.n && lj >= 0 && lj < p.n)
+          v = p.B[(int64_t(c) * NB + i) + (int64_t(c) * NB + j) * p.lda];
+        col_sums[j][i] = v;
       }
-      row_sums[0][part][i] = s;
-    }
-    __syncthreads();
-    if (tid < NB) {
+      __syncthreads();
+      {
+        const int i = tid % NB, part = tid / NB;
+        T s = zero<T>();
+#pragma unroll 4
+        for (int j = part; j < NB; j += kParts) {
+          const bool stored = p.upper ? i <= j : i >= j;
+          T a = stored ? col_sums[j][i] : conj_if(col_sums[i][j], HERM);
+          if (HERM && i == j) a = real_part(a);
+          s = mad(a, x_cols[j], s);
+        }
+        row_sums[0][part][i] = s;
+      }
+      __syncthreads();
+      if (tid < NB) {
 #pragma unroll
-      for (int q = 0; q < kParts; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
+        for (int q = 0; q < kParts; ++q) diag_sum = add(diag_sum, row_sums[0][q][tid]);
+      }
+    } else {
+      load_tile_diag(a1);
+      process_diag(a1);
     }
     // row_sums[0] is next written for tile 2, after the barrier of tile 1.
   }
@@ -228,7 +360,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   // Atomics mode: this grid may start while the beta pre-pass still scales y (a programmatic
   // dependent launch); the first tile's loads are in flight by now, the adds wait for y.
   if (p.atomic) wait_for_preceding_kernel();
-  int64_t t = t_first;
+  Idx t = t_first;
   if (t < t_full_end) {
     for (;;) {
       if (t + 1 < t_full_end) load_tile_full(t + 1, a1, x1);
@@ -246,20 +378,20 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     process(t, ae, xe);
   }
 
-  // Column sums: over the TX threads of each column, plus the diagonal tile.
-  __syncthreads();  // the diagonal tile's reads of `tile` are done
+  // Column sums: over the TX threads of each column, plus the diagonal tile's rows.
+  if constexpr (kDiagInSmem) __syncthreads();  // the diagonal tile's reads are done
 #pragma unroll
-  for (int k = 0; k < CPT; ++k) tile[tx][ty + k * Q] = col_acc[k];
+  for (int k = 0; k < CPT; ++k) col_sums[tx][ty + k * Q] = col_acc[k];
   __syncthreads();
   if (tid < NB) {
     T s = diag_sum;
-    for (int q = 0; q < TX; ++q) s = add(s, tile[q][tid]);
-    const int64_t lj = c * NB + tid - p.row_shift;
+    for (int q = 0; q < TX; ++q) s = add(s, col_sums[q][tid]);
+    const int64_t lj = int64_t(c) * NB + tid - p.row_shift;
     if (lj >= 0 && lj < p.n) {
       if (p.atomic) {
         if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
       } else {
-        p.col_parts[(c * p.chunks_max + blockIdx.x) * NB + tid] = s;
+        p.col_parts[(int64_t(c) * p.chunks_max + blockIdx.x) * NB + tid] = s;
       }
     }
   }
