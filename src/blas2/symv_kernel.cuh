@@ -322,6 +322,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       // The stored half into shared memory, element by element; row i of the mirrored
       // tile times x_c, kParts threads per row, then summed in order.
       constexpr int kThreads = TX * Q, kParts = kThreads / NB;
+      static_assert(kThreads % NB == 0 && kParts <= Q, "diagonal parts fit the row sum buffer");
 #pragma unroll 4
       for (int e = tid; e < NB * NB; e += kThreads) {
         const int i = e % NB, j = e / NB;
