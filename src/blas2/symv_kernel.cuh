@@ -493,11 +493,12 @@ struct SymvFamily {
     p.atomic = plan.atomics;
     p.col_parts = static_cast<T*>(plan.workspace);
     p.row_parts = p.col_parts + nt * p.chunks_max * NB;
+    // Checked before anything is launched, so that a refused call leaves y as it was.
+    if (nt > 65535) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
     if (p.atomic) {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;
     }
-    if (nt > 65535) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
     const dim3 grid(unsigned(p.chunks_max), unsigned(nt));
     const dim3 block(NB / kVecWidth<T>, Q);
     void (*kernel)(SymvParams<T>) = call.vector_loads ? symv_kernel<T, NB, Q, true, HERM>
