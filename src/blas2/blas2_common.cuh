@@ -2,6 +2,9 @@
 // conversion of a call's host-side scalars to the kernel's type.
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 #include "blas2/blas2_launch.h"
 #include "blas2/blas2_scalar.cuh"
 
@@ -78,6 +81,35 @@ __device__ __forceinline__ Vec<T, V> load_full(const T* p) {
     for (int v = 0; v < V; ++v) out.v[v] = __ldcs(p + v);
     return out;
   }
+}
+
+// Partial sums of a deterministic reduction, stored with an evict-last L2 policy: they are
+// read back only after the matrix has streamed through L2 (its loads are evict-first), and
+// stored plainly some of them were evicted to DRAM by then (SYMV/HEMV: +1 to +3.5 points
+// of bandwidth in the deterministic mode at n = 8192-24576, docs/blas2.md v11). The policy
+// is a constant, so it costs the store no register.
+template <typename T>
+__device__ __forceinline__ void store_partial(T* p, T v) {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  if constexpr (std::is_same_v<T, float>) {
+    asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;" ::"l"(p), "f"(v), "l"(policy));
+  } else if constexpr (std::is_same_v<T, double>) {
+    asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(p), "d"(v), "l"(policy));
+  } else if constexpr (std::is_same_v<T, cuComplex>) {
+    asm volatile("st.global.L2::cache_hint.v2.f32 [%0], {%1, %2}, %3;" ::"l"(p), "f"(v.x),
+                 "f"(v.y), "l"(policy));
+  } else {
+    static_assert(std::is_same_v<T, cuDoubleComplex>, "a level-2 scalar type");
+    asm volatile("st.global.L2::cache_hint.v2.f64 [%0], {%1, %2}, %3;" ::"l"(p), "d"(v.x),
+                 "d"(v.y), "l"(policy));
+  }
+}
+
+// Drops the 128-byte line at p (128-byte aligned) from L2 without writing it back: for
+// partial sums read for the last time, whose write-back to DRAM would only cost bandwidth.
+__device__ __forceinline__ void discard_l2_line(const void* p) {
+  asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
 }
 
 // The last block of a panel to arrive (deterministic mode) returns true, after which it

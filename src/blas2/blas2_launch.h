@@ -52,6 +52,7 @@ struct Blas2Plan {
   size_t workspace_bytes = 0;
   unsigned* counters = nullptr;  // deterministic mode: per-panel arrival counters (zero)
   int counter_count = 0;
+  size_t l2_bytes = 0;  // the device's L2 size (partial sums that would not stay in it)
   cudaStream_t stream = nullptr;
 };
 

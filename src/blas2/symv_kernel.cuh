@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
           if (!is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
         } else {
           const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
-          p.row_parts[(hi * (hi - 1) / 2 + lo) * NB + tid] = s;
+          store_partial(p.row_parts + (hi * (hi - 1) / 2 + lo) * NB + tid, s);
         }
       }
     }
@@ -392,33 +392,49 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       if (p.atomic) {
         if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
       } else {
-        p.col_parts[(int64_t(c) * p.chunks_max + blockIdx.x) * NB + tid] = s;
+        store_partial(p.col_parts + (int64_t(c) * p.chunks_max + blockIdx.x) * NB + tid, s);
       }
     }
   }
 }
 
 // Deterministic mode: y_i = alpha (column parts of block row i in chunk order, then row
-// parts in tile order) + beta y_i. A thread block takes kSymvReduceRows rows of one block
-// row; the kSymvReduceThreads / kSymvReduceRows threads of a row each add one contiguous
-// range of the row's parts (8 loads in flight) and the ranges meet in shared memory in range
-// order, so the sum is a fixed function of (n, NB, S). The kernel runs after the main
-// kernel, with nothing else left to overlap it, so its length is the chain of loads of
-// one range: 16 threads per row (a row of n = 8192, NB = 64 has up to ~190 parts: 12 loads
-// each) keep it to a few latencies. Launched as a programmatic dependent of symv_kernel: its
-// blocks may be resident before the main grid ends and wait for its partial sums here.
-constexpr int kSymvReduceThreads = 256;
-constexpr int kSymvReduceRows = 16;
-template <int NB>
+// parts in tile order) + beta y_i. A thread block takes symv_reduce_rows rows of one block
+// row; the kSymvReduceParts threads of a row each add one contiguous range of the row's
+// parts (8 loads in flight) and the ranges meet in shared memory in range order, so the sum
+// is a fixed function of (n, NB, S). The kernel runs after the main kernel, with nothing
+// else left to overlap it, so its length is the chain of loads of one range: 16 threads
+// per row (a row of n = 8192, NB = 64 has up to ~190 parts: 12 loads each) keep it to a
+// few latencies. Launched as a programmatic dependent of symv_kernel: its blocks may be
+// resident before the main grid ends and wait for its partial sums here.
+//
+// A block's rows are whole 128-byte lines of every part (at least 16 rows), so that once it
+// has read them it can drop those lines from L2: nothing reads them again, and their
+// write-back to DRAM would take bandwidth from the next call. The drops cost instructions
+// and pay only for partials of a quarter of L2 or more (measured, docs/blas2.md v11).
+constexpr int kSymvReduceParts = 16;
+template <typename T, int NB>
 constexpr int symv_reduce_rows() {
-  return NB < kSymvReduceRows ? NB : kSymvReduceRows;
+  constexpr int kLineRows = int(128 / sizeof(T)) > 16 ? int(128 / sizeof(T)) : 16;
+  return NB < kLineRows ? NB : kLineRows;
+}
+template <typename T, int NB>
+constexpr int symv_reduce_threads() {
+  return symv_reduce_rows<T, NB>() * kSymvReduceParts;
 }
 
+// Blocks of 512 threads (float) are held to two per SM, so that the reduction of n = 8192
+// is one wave of them.
 template <typename T, int NB>
-__global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvParams<T> p) {
-  constexpr int R = symv_reduce_rows<NB>();  // rows per block
-  constexpr int P = kSymvReduceThreads / R;  // threads per row
-  static_assert(kSymvReduceThreads % R == 0 && NB % R == 0, "whole rows per reduction block");
+__global__ void __launch_bounds__(symv_reduce_threads<T, NB>(),
+                                  symv_reduce_threads<T, NB>() >= 512 ? 2 : 1)
+    symv_reduce_kernel(SymvParams<T> p, bool discard_parts) {
+  constexpr int R = symv_reduce_rows<T, NB>();  // rows per block
+  constexpr int P = kSymvReduceParts;           // threads per row
+  static_assert(NB % R == 0, "whole rows per reduction block");
+  // Lines whose rows all belong to this block (in every part) may be dropped by it.
+  constexpr int kRowsPerLine = int(128 / sizeof(T));
+  constexpr bool kOwnsLines = NB * sizeof(T) % 128 == 0 && R % kRowsPerLine == 0;
   __shared__ T sums[P][R];
   const int r = threadIdx.x % R, part = threadIdx.x / R;
   const int64_t np = p.n + p.row_shift;
@@ -461,6 +477,10 @@ __global__ void __launch_bounds__(kSymvReduceThreads) symv_reduce_kernel(SymvPar
     if (i >= 0 && i < p.n)
       store_result(p.y + i * p.incy, p.scalars.get_alpha(), p.scalars.get_beta(), sum);
   }
+  // Every load of this block has been used (the barrier above): the first row of each line
+  // drops the lines of its range, after y is stored.
+  if (kOwnsLines && discard_parts && r % kRowsPerLine == 0)
+    for (int64_t k = k0; k < k1; ++k) discard_l2_line(part_ptr(k));
 }
 
 template <typename T, int NB, int Q, bool HERM>
@@ -507,9 +527,14 @@ struct SymvFamily {
     // it then overlaps with its loads of A.
     const cudaError_t e = launch_dependent_if(p.atomic, kernel, grid, block, plan.stream, p);
     if (e != cudaSuccess || p.atomic) return e;
-    const unsigned reduce_blocks = unsigned(nt * (NB / symv_reduce_rows<NB>()));
+    const unsigned reduce_blocks = unsigned(nt * (NB / symv_reduce_rows<T, NB>()));
+    // The parts' lines can be dropped where they start on a 128-byte boundary (a part is a
+    // whole number of lines): not so in a workspace the caller gave with less alignment.
+    // Only partials of a quarter of L2 or more are dropped (see symv_reduce_kernel).
+    const bool discard_parts = reinterpret_cast<uintptr_t>(p.col_parts) % 128 == 0 &&
+                               workspace_bytes(call, s) * 4 >= plan.l2_bytes;
     return launch_dependent(symv_reduce_kernel<T, NB>, dim3(reduce_blocks),
-                            dim3(kSymvReduceThreads), plan.stream, p);
+                            dim3(symv_reduce_threads<T, NB>()), plan.stream, p, discard_parts);
   }
 };
 

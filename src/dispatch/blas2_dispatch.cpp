@@ -168,6 +168,7 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   plan.stream = h->stream;
   plan.counters = h->blas2_counters;
   plan.counter_count = h->blas2_counter_count;
+  plan.l2_bytes = h->l2_bytes;
   if (!plan.atomics) {
     const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
     if (need > 0) {
