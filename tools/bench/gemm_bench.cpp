@@ -401,20 +401,26 @@ struct Summary {
   int failures = 0;
   double median_ft_overhead = kNaN;  // FT rows whose case also has an FT-off row
   int ft_overhead_count = 0;
+  double median_square_ft_overhead = kNaN;  // the same over squares 2048..16384 (issue 3's bar)
+  int square_ft_overhead_count = 0;
   int64_t ft_detected = 0;  // detections in these clean runs: anything but 0 is a problem
 };
 
 Summary summarize(const std::vector<GemmResult>& results) {
   Summary summary;
-  std::vector<double> square_ratios, overheads;
+  std::vector<double> square_ratios, overheads, square_overheads;
   for (const GemmResult& r : results) {
     summary.failures += (r.aegis.ran && !r.aegis.verified) +
                         (r.owns_cublas && r.cublas.ran && !r.cublas.verified);
     if (r.has_ft_stats) summary.ft_detected += r.ft_stats.detected;
-    if (!std::isnan(r.ft_overhead)) overheads.push_back(r.ft_overhead);
-    if (std::isnan(r.ratio)) continue;
     const GemmShape& s = r.gemm_case.shape;
-    if (s.is_square() && s.m >= 2048 && s.m <= 16384) {
+    const bool square_of_bar = s.is_square() && s.m >= 2048 && s.m <= 16384;
+    if (!std::isnan(r.ft_overhead)) {
+      overheads.push_back(r.ft_overhead);
+      if (square_of_bar) square_overheads.push_back(r.ft_overhead);
+    }
+    if (std::isnan(r.ratio)) continue;
+    if (square_of_bar) {
       square_ratios.push_back(r.ratio);
     } else if (!s.is_square() &&
                (summary.min_nonsquare_case.empty() || r.ratio < summary.min_nonsquare_ratio)) {
@@ -426,6 +432,8 @@ Summary summarize(const std::vector<GemmResult>& results) {
   summary.median_square_ratio = median_of(square_ratios);
   summary.ft_overhead_count = int(overheads.size());
   summary.median_ft_overhead = median_of(overheads);
+  summary.square_ft_overhead_count = int(square_overheads.size());
+  summary.median_square_ft_overhead = median_of(square_overheads);
   return summary;
 }
 
@@ -613,6 +621,8 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       write_summary_fields(json, of_setting);
       json.field("median_ft_overhead_vs_off", of_setting.median_ft_overhead)
           .field("ft_overheads_counted", of_setting.ft_overhead_count)
+          .field("median_square_ft_overhead_vs_off", of_setting.median_square_ft_overhead)
+          .field("square_ft_overheads_counted", of_setting.square_ft_overhead_count)
           .field("ft_detected", of_setting.ft_detected)
           .end_object();
     }
@@ -910,6 +920,10 @@ int run_gemm(const Invocation& invocation) {
       Summary of_setting = summarize(rows_with_ft(results, setting.name));
       std::string prefix = "[ft " + setting.name + "] ";
       print_ratios(of_setting, prefix);
+      if (of_setting.square_ft_overhead_count > 0)
+        std::printf("%smedian overhead against ft off over squares 2048-16384: %s (%d results)\n",
+                    prefix.c_str(), overhead_text(of_setting.median_square_ft_overhead).c_str(),
+                    of_setting.square_ft_overhead_count);
       if (of_setting.ft_overhead_count > 0)
         std::printf("%smedian overhead against ft off: %s (%d results)\n", prefix.c_str(),
                     overhead_text(of_setting.median_ft_overhead).c_str(),

@@ -50,22 +50,32 @@ cudaError_t launch_sgemm_simt_ft_general(const GemmParams<float>& p, unsigned bl
   return cudaGetLastError();
 }
 
+// Launches the fast FT kernel (no verify interval, no faults to inject) over every tile. For
+// some levels and transpose pairs it is compiled in a file of its own
+// (instances/sgemm_ft_fast_instance.cu.in), so that the build can give it its own ptxas
+// options; the launcher below then sees an `extern template` declaration.
+template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
+cudaError_t launch_sgemm_simt_ft_fast(const GemmParams<float>& p, cudaStream_t stream) {
+  constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
+  const unsigned tiles = static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n);
+  constexpr auto fast = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false, kLevel>;
+  const cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
+  if (attr != cudaSuccess) return attr;
+  fast<<<tiles, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
 // Launches one configuration for one transpose pair with fused checksums of one level (no
 // split-K). Calls with a verify interval or faults to inject run the general FT kernel, the
 // others the fast one and its redo pass.
 template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
 cudaError_t launch_sgemm_simt_ft(const GemmParams<float>& p, cudaStream_t stream) {
-  constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
   const unsigned tiles = static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n);
   if (p.ft.num_faults > 0 || p.ft.verify_interval > 0)
     return launch_sgemm_simt_ft_general<Cfg, kTransA, kTransB, kLevel>(p, tiles, stream);
-  constexpr auto fast = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false, kLevel>;
-  const cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
-  if (attr != cudaSuccess) return attr;
   // The fast kernel, then the redo pass over the tiles it listed (usually none: its blocks
   // find an empty list and leave).
-  fast<<<tiles, Cfg::kThreads, kSmemBytes, stream>>>(p);
-  const cudaError_t err = cudaGetLastError();
+  const cudaError_t err = launch_sgemm_simt_ft_fast<Cfg, kTransA, kTransB, kLevel>(p, stream);
   if (err != cudaSuccess) return err;
   GemmParams<float> redo = p;
   redo.ft.redo_pass = 1;
