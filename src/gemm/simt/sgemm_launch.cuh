@@ -35,33 +35,19 @@ cudaError_t launch_sgemm_simt(const GemmParams<float>& p, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-// Launches the general FT kernel (verify intervals, faults to inject, the redo pass) on
-// `blocks` thread blocks. Its instances live in files of their own
-// (instances/sgemm_ft_general_instance.cu.in; the fast launcher below sees only a
-// declaration), so that the build can give the two kernels different ptxas options.
-template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
-cudaError_t launch_sgemm_simt_ft_general(const GemmParams<float>& p, unsigned blocks,
-                                         cudaStream_t stream) {
+// Launches one FT kernel on `blocks` thread blocks: the general one (kGeneral: verify
+// intervals, faults to inject, the redo pass) or the fast one. Their instances live in files
+// of their own (instances/sgemm_ft_kernels_instance.cu.in; the launcher below sees only
+// declarations), so that the build can give them their own ptxas options: the general
+// kernels and, for some tiles and transpose pairs, the fast ones (src/CMakeLists.txt).
+template <class Cfg, bool kTransA, bool kTransB, bool kGeneral, FtLevel kLevel>
+cudaError_t launch_sgemm_simt_ft_kernel(const GemmParams<float>& p, unsigned blocks,
+                                        cudaStream_t stream) {
   constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
-  constexpr auto general = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true, kLevel>;
-  const cudaError_t attr = allow_shared_memory<general, kSmemBytes>();
+  constexpr auto kernel = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, kGeneral, kLevel>;
+  const cudaError_t attr = allow_shared_memory<kernel, kSmemBytes>();
   if (attr != cudaSuccess) return attr;
-  general<<<blocks, Cfg::kThreads, kSmemBytes, stream>>>(p);
-  return cudaGetLastError();
-}
-
-// Launches the fast FT kernel (no verify interval, no faults to inject) over every tile. For
-// some levels and transpose pairs it is compiled in a file of its own
-// (instances/sgemm_ft_fast_instance.cu.in), so that the build can give it its own ptxas
-// options; the launcher below then sees an `extern template` declaration.
-template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
-cudaError_t launch_sgemm_simt_ft_fast(const GemmParams<float>& p, cudaStream_t stream) {
-  constexpr int kSmemBytes = FtBlock<Cfg, kTransA, kTransB, kLevel>::kSmemBytes;
-  const unsigned tiles = static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n);
-  constexpr auto fast = sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false, kLevel>;
-  const cudaError_t attr = allow_shared_memory<fast, kSmemBytes>();
-  if (attr != cudaSuccess) return attr;
-  fast<<<tiles, Cfg::kThreads, kSmemBytes, stream>>>(p);
+  kernel<<<blocks, Cfg::kThreads, kSmemBytes, stream>>>(p);
   return cudaGetLastError();
 }
 
@@ -72,14 +58,15 @@ template <class Cfg, bool kTransA, bool kTransB, FtLevel kLevel>
 cudaError_t launch_sgemm_simt_ft(const GemmParams<float>& p, cudaStream_t stream) {
   const unsigned tiles = static_cast<unsigned>(p.tiles_m) * static_cast<unsigned>(p.tiles_n);
   if (p.ft.num_faults > 0 || p.ft.verify_interval > 0)
-    return launch_sgemm_simt_ft_general<Cfg, kTransA, kTransB, kLevel>(p, tiles, stream);
+    return launch_sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true, kLevel>(p, tiles, stream);
   // The fast kernel, then the redo pass over the tiles it listed (usually none: its blocks
   // find an empty list and leave).
-  const cudaError_t err = launch_sgemm_simt_ft_fast<Cfg, kTransA, kTransB, kLevel>(p, stream);
+  const cudaError_t err =
+      launch_sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, false, kLevel>(p, tiles, stream);
   if (err != cudaSuccess) return err;
   GemmParams<float> redo = p;
   redo.ft.redo_pass = 1;
-  return launch_sgemm_simt_ft_general<Cfg, kTransA, kTransB, kLevel>(
+  return launch_sgemm_simt_ft_kernel<Cfg, kTransA, kTransB, true, kLevel>(
       redo, tiles < kRedoBlocks ? tiles : kRedoBlocks, stream);
 }
 
