@@ -87,7 +87,7 @@ __device__ __forceinline__ Vec<T, V> load_full(const T* p) {
 // read back only after the matrix has streamed through L2 (its loads are evict-first), and
 // stored plainly some of them were evicted to DRAM by then (SYMV/HEMV: +1 to +3.5 points
 // of bandwidth in the deterministic mode at n = 8192-24576, docs/blas2.md v11). The policy
-// is a constant, so it costs the store no register.
+// comes from one createpolicy with constant operands, so no argument has to carry it.
 template <typename T>
 __device__ __forceinline__ void store_partial(T* p, T v) {
   uint64_t policy;
