@@ -2,8 +2,9 @@
 // its tile edges, in all four transpose pairs, with and without split-K.
 //
 // Tests: SgemmConfigs/EdgeSizes.<config>_<ops>, e.g.
-//   SgemmConfigs/EdgeSizes.sgemm_simt_128x128x8_w32x64_t8x8_NT
-// and SgemmSmallSanitizer.EveryConfigAndTranspose (part of the compute-sanitizer subset).
+//   SgemmConfigs/EdgeSizes.sgemm_simt_128x128x8_w32x64_t8x8_NT,
+// SgemmWholeTiles.EveryConfigAndTranspose (the interior kernels) and
+// SgemmSmallSanitizer.EveryConfigAndTranspose (part of the compute-sanitizer subset).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -95,6 +96,38 @@ class EdgeSizes : public GpuTest {
 };
 
 const aegisOperation_t kOps[] = {AEGIS_OP_N, AEGIS_OP_T};
+
+// Whole tiles: m and n multiples of 128 (and so of every tile), k of 16, tight aligned
+// operands. Such calls run a configuration's interior kernel where it has one (no bounds
+// checks in its K loop, its last slice peeled off; src/gemm/simt/sgemm_kernel.cuh), with
+// and without split-K, k of one, two and many slices.
+using SgemmWholeTiles = GpuTest;
+TEST_F(SgemmWholeTiles, EveryConfigAndTranspose) {
+  const Mnk sizes[] = {{128, 128, 16}, {256, 128, 32}, {128, 384, 48}, {256, 256, 1040}};
+  size_t index = 0;
+  for (int i = 0; i < aegisSgemmConfigCount(); ++i) {
+    const std::string config = aegisSgemmConfigName(i);
+    for (aegisOperation_t ta : kOps)
+      for (aegisOperation_t tb : kOps) {
+        bool split_seen = false;
+        for (const Mnk& s : sizes)
+          for (int max_split : {1, 8}) {
+            ASSERT_EQ(aegisSetSgemmOverride(h_, config.c_str(), max_split), AEGIS_STATUS_SUCCESS);
+            SgemmCase c = edge_case(ta, tb, s, 0);
+            c.alpha = kScalars[index % 3].alpha;
+            c.beta = kScalars[index % 3].beta;
+            std::string kernel;
+            int split = 0;
+            EXPECT_TRUE(run_sgemm_case(h_, c, case_seed(seed_, index), &kernel, &split))
+                << config << " max_split " << max_split;
+            EXPECT_TRUE(kernel_is_config(kernel, config)) << kernel << " vs " << config;
+            split_seen = split_seen || split > 1;
+            ++index;
+          }
+        EXPECT_TRUE(split_seen) << config << " " << op_letters(ta, tb) << ": split-K not used";
+      }
+  }
+}
 
 // Part of the sanitizer subset: a handful of small cases per config and transpose pair,
 // split-K included.

@@ -12,12 +12,18 @@
 
 namespace aegis::gemm::simt {
 
-// The plain kernel's main loop (sgemm_kernel.cuh) as a function: accumulates op(A)(tile rows, k) op(B)(k, tile columns) for k in
-// [k_from, k_to) (num_k_tiles > 0 slices of KTB) into acc, which it does not clear. The tile's stages live at
-// smem (2 stages, KTB x LDA_S of op(A) then 2 x KTB x LDB_S of op(B)); they may be reused
-// once a block barrier has followed the return. on_slice(kt) runs after the FMAs of slice
-// kt (relative to k_from): a no-op in the fast instance, the injection in the general one.
-template <class Cfg, bool kTransA, bool kTransB, class OnSlice>
+// The plain kernel's main loop (sgemm_kernel.cuh) as a function: accumulates op(A)(tile rows,
+// k) op(B)(k, tile columns) for k in [k_from, k_to) (num_k_tiles > 0 slices of KTB) into acc,
+// which it does not clear. The tile's stages live at smem (2 stages, KTB x LDA_S of op(A)
+// then 2 x KTB x LDB_S of op(B)); they may be reused once a block barrier has followed the
+// return. on_slice(kt) runs after the FMAs of slice kt (relative to k_from): a no-op in the
+// fast instance, the injection in the general one.
+// kInterior: the tile is whole, [k_from, k_to) a whole number of slices and both operands
+// 16-byte aligned (sgemm_all_interior): no bounds checks. The last slice stays in the loop
+// (see kPeelLastSlice): with the FT tail after the loop, peeling it spilled inside the loop,
+// while the loop as it is reads the register banks as well as the plain interior kernel's
+// (scripts/sass-bank-conflicts, pairs per 1024 FFMAs: NN 271, NT 263, TN 299, TT 234).
+template <class Cfg, bool kTransA, bool kTransB, bool kInterior, class OnSlice>
 __device__ __forceinline__ void accumulate_k_range(const GemmParams<float>& p,
                                                    float (&acc)[Cfg::kMT][Cfg::kNT], float* smem,
                                                    int64_t m0, int64_t n0, int64_t k_from,
@@ -43,7 +49,7 @@ __device__ __forceinline__ void accumulate_k_range(const GemmParams<float>& p,
   const bool interior = p.a_vec && p.b_vec && rows_left_a >= MTB && rows_left_b >= NTB;
   const int64_t whole_k_tiles = (k_to - k_from) / KTB;
   auto load_slice = [&](int64_t kt) {
-    if (interior && kt < whole_k_tiles) {
+    if (kInterior || (interior && kt < whole_k_tiles)) {
       a_loader.load_interior();
       b_loader.load_interior();
     } else {
@@ -163,9 +169,13 @@ struct RegisterCopy {
 //    the same instructions 5.5 % slower (measured; docs/perf-notes.md FT-5).
 //  - general: K in chunks of the verify interval, fault injection, tiles computed again in
 //    place, and the redo pass over the fast instance's list.
-template <class Cfg, bool kTransA, bool kTransB, bool kGeneral, FtLevel kLevel = FtLevel::kBlock>
+//  - kInterior (fast kernel only): the loop without bounds checks, for calls whose tiles are
+//    all whole (sgemm_all_interior).
+template <class Cfg, bool kTransA, bool kTransB, bool kGeneral, FtLevel kLevel = FtLevel::kBlock,
+          bool kInterior = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
     sgemm_simt_ft_kernel(const __grid_constant__ GemmParams<float> p) {
+  static_assert(!(kGeneral && kInterior), "the general kernel serves every call");
   constexpr int MTB = Cfg::kMTB, NTB = Cfg::kNTB, KTB = Cfg::kKTB;
   constexpr int MW = Cfg::kMW, NW = Cfg::kNW, MT = Cfg::kMT, NT = Cfg::kNT;
   using Ft = FtBlock<Cfg, kTransA, kTransB, kLevel>;
@@ -203,9 +213,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
                                     ? 0
                                     : (k_end - k_begin + KTB - 1) / KTB;
     if (num_k_tiles > 0)
-      accumulate_k_range<Cfg, kTransA, kTransB>(p, acc, smem, m0, n0, k_begin, k_end,
-                                                num_k_tiles, frag_row0, frag_col0,
-                                                [](int64_t) {});
+      accumulate_k_range<Cfg, kTransA, kTransB, kInterior>(p, acc, smem, m0, n0, k_begin,
+                                                           k_end, num_k_tiles, frag_row0,
+                                                           frag_col0, [](int64_t) {});
     // From here on FT reads its inputs afresh (ft_block.cuh: nothing kept across the loop).
     __syncthreads();  // the stages are free: the tile goes over them
     Ft::store_tile(smem, acc);
@@ -256,9 +266,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
             }
           }
         };
-        accumulate_k_range<Cfg, kTransA, kTransB>(p, acc, smem, span.m0, span.n0, st.kt * KTB,
-                                                  min(p.k, end * KTB), end - st.kt, fm.row0,
-                                                  fm.col0, on_slice);
+        accumulate_k_range<Cfg, kTransA, kTransB, false>(
+            p, acc, smem, span.m0, span.n0, st.kt * KTB, min(p.k, end * KTB), end - st.kt,
+            fm.row0, fm.col0, on_slice);
         __syncthreads();  // the stages are free: the tile goes over them
         Ft::store_tile(smem, acc, fm);
         __syncthreads();
