@@ -7,6 +7,7 @@
 // SgemmSmallSanitizer.EveryConfigAndTranspose (part of the compute-sanitizer subset).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -97,61 +98,30 @@ class EdgeSizes : public GpuTest {
 
 const aegisOperation_t kOps[] = {AEGIS_OP_N, AEGIS_OP_T};
 
-// Whole tiles: m and n multiples of 128 (and so of every tile), k of 16, tight aligned
-// operands. Such calls run a configuration's interior kernel where it has one (no bounds
-// checks in its K loop, its last slice peeled off; src/gemm/simt/sgemm_kernel.cuh), with
-// and without split-K, k of one, two and many slices.
-using SgemmWholeTiles = GpuTest;
-TEST_F(SgemmWholeTiles, EveryConfigAndTranspose) {
-  const Mnk sizes[] = {{128, 128, 16}, {256, 128, 32}, {128, 384, 48}, {256, 256, 1040}};
-  size_t index = 0;
-  for (int i = 0; i < aegisSgemmConfigCount(); ++i) {
-    const std::string config = aegisSgemmConfigName(i);
-    for (aegisOperation_t ta : kOps)
-      for (aegisOperation_t tb : kOps) {
-        bool split_seen = false;
-        for (const Mnk& s : sizes)
-          for (int max_split : {1, 8}) {
-            ASSERT_EQ(aegisSetSgemmOverride(h_, config.c_str(), max_split), AEGIS_STATUS_SUCCESS);
-            SgemmCase c = edge_case(ta, tb, s, 0);
-            c.alpha = kScalars[index % 3].alpha;
-            c.beta = kScalars[index % 3].beta;
-            std::string kernel;
-            int split = 0;
-            EXPECT_TRUE(run_sgemm_case(h_, c, case_seed(seed_, index), &kernel, &split))
-                << config << " max_split " << max_split;
-            EXPECT_TRUE(kernel_is_config(kernel, config)) << kernel << " vs " << config;
-            split_seen = split_seen || split > 1;
-            ++index;
-          }
-        EXPECT_TRUE(split_seen) << config << " " << op_letters(ta, tb) << ": split-K not used";
-      }
-  }
-}
+// One forced call of run_every_config_and_transpose: its size and split-K limit.
+struct ForcedCase {
+  Mnk size;
+  int max_split;
+};
 
-// Part of the sanitizer subset: a handful of small cases per config and transpose pair,
-// split-K included.
-TEST_F(SgemmSmallSanitizer, EveryConfigAndTranspose) {
-  // Kept small for compute-sanitizer: no split on the first two sizes, up to 8 slices on the
-  // deeper two.
-  const struct {
-    Mnk size;
-    int max_split;
-  } cases[] = {{{33, 31, 65}, 1}, {{1, 1, 1}, 1}, {{65, 63, 257}, 8}, {{31, 129, 130}, 8}};
+// Runs `cases` in every compiled configuration and transpose pair, each forced through
+// aegisSetSgemmOverride; make_case(ta, tb, size, index) builds the call (index counts all
+// calls). Each pair must have used split-K at least once.
+template <class MakeCase>
+void run_every_config_and_transpose(aegisHandle_t h, uint64_t seed,
+                                    const std::vector<ForcedCase>& cases, MakeCase make_case) {
   size_t index = 0;
   for (int i = 0; i < aegisSgemmConfigCount(); ++i) {
     const std::string config = aegisSgemmConfigName(i);
     for (aegisOperation_t ta : kOps)
       for (aegisOperation_t tb : kOps) {
         bool split_seen = false;
-        for (const auto& x : cases) {
-          ASSERT_EQ(aegisSetSgemmOverride(h_, config.c_str(), x.max_split), AEGIS_STATUS_SUCCESS);
-          SgemmCase c = edge_case(ta, tb, x.size, index);
-          c.padded_ld = index % 2 == 0;
-          c.unaligned = index % 3 != 0;
+        for (const ForcedCase& x : cases) {
+          ASSERT_EQ(aegisSetSgemmOverride(h, config.c_str(), x.max_split), AEGIS_STATUS_SUCCESS);
+          const SgemmCase c = make_case(ta, tb, x.size, index);
           std::string kernel;
           int split = 0;
-          EXPECT_TRUE(run_sgemm_case(h_, c, case_seed(seed_, index), &kernel, &split))
+          EXPECT_TRUE(run_sgemm_case(h, c, case_seed(seed, index), &kernel, &split))
               << config << " max_split " << x.max_split;
           EXPECT_TRUE(kernel_is_config(kernel, config)) << kernel << " vs " << config;
           EXPECT_LE(split, x.max_split) << c.describe();
@@ -161,6 +131,40 @@ TEST_F(SgemmSmallSanitizer, EveryConfigAndTranspose) {
         EXPECT_TRUE(split_seen) << config << " " << op_letters(ta, tb) << ": split-K not used";
       }
   }
+}
+
+// Whole tiles: m and n multiples of 128 (and so of every tile), k of 16, tight aligned
+// operands. Such calls run a configuration's interior kernel where it has one (no bounds
+// checks in its K loop; src/gemm/simt/sgemm_kernel.cuh), with and without split-K, k of
+// one, two, three and 65 slices.
+using SgemmWholeTiles = GpuTest;
+TEST_F(SgemmWholeTiles, EveryConfigAndTranspose) {
+  std::vector<ForcedCase> cases;
+  for (const Mnk& s : {Mnk{128, 128, 16}, Mnk{256, 128, 32}, Mnk{128, 384, 48},
+                       Mnk{256, 256, 1040}})
+    for (int max_split : {1, 8}) cases.push_back({s, max_split});
+  run_every_config_and_transpose(
+      h_, seed_, cases, [](aegisOperation_t ta, aegisOperation_t tb, const Mnk& s, size_t i) {
+        SgemmCase c = edge_case(ta, tb, s, 0);  // tight and aligned
+        c.alpha = kScalars[i % 3].alpha;
+        c.beta = kScalars[i % 3].beta;
+        return c;
+      });
+}
+
+// Part of the sanitizer subset: a handful of small cases per config and transpose pair,
+// split-K included.
+TEST_F(SgemmSmallSanitizer, EveryConfigAndTranspose) {
+  // Kept small for compute-sanitizer: no split on the first two sizes, up to 8 slices on the
+  // deeper two.
+  run_every_config_and_transpose(
+      h_, seed_, {{{33, 31, 65}, 1}, {{1, 1, 1}, 1}, {{65, 63, 257}, 8}, {{31, 129, 130}, 8}},
+      [](aegisOperation_t ta, aegisOperation_t tb, const Mnk& s, size_t i) {
+        SgemmCase c = edge_case(ta, tb, s, i);
+        c.padded_ld = i % 2 == 0;
+        c.unaligned = i % 3 != 0;
+        return c;
+      });
 }
 
 }  // namespace
