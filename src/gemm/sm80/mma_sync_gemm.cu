@@ -12,6 +12,7 @@
 // with .trans turns either layout into the register fragments mma expects, so the transpose
 // costs nothing in the inner loop.
 #include "gemm/sm80/mma_sync_gemm.h"
+#include "common/cp_async.cuh"
 #include "gemm/tc/tc_scalar.cuh"
 
 #include <cuda_bf16.h>
@@ -77,26 +78,6 @@ struct OperandGlobal {
   int64_t strided_extent;
   bool vec16;  // base 16-byte aligned and ld a multiple of 8: every chunk is one 16-byte load
 };
-
-__device__ __forceinline__ uint32_t shared_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// Asynchronous 16-byte global -> shared copy; bytes [src_bytes, 16) of the destination are
-// zero-filled, and src_bytes = 0 reads nothing. src must be 16-byte aligned.
-__device__ __forceinline__ void cp_async_16(uint16_t* dst, const uint16_t* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)),
-               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-}
 
 // Copies this thread's chunks (8 consecutive elements of one row) of the k-slice whose first
 // element is op(X)(mn0, k0) into one shared stage. Out-of-range elements become +0 (the same
