@@ -29,13 +29,20 @@ constexpr float kUnitRoundoff = 5.9604644775390625e-08f;  // 2^-24
 // 2^-149, because float atomics flush subnormals to zero.
 constexpr float kUnderflowFloor = 1.17549435e-38f;
 
+// Extra operations granted to the fused checks' reference checksums: on tensor cores (3xTF32,
+// gemm/simt/ft_reference_tf32.h) they carry at most (520 + k/32 + pieces) u S, which is within
+// gamma_k S plus this for every k.
+constexpr int kReferenceSlack = 576;
+
 // Bound on |checksum - sum of accumulators| for a line (column or row) of a tile whose
 // checksum sums `tile_len` accumulators over k_done products, given mag = a computed
-// S (sum of |a||b| over the line, itself rounded: hence the (1 + gamma_N) factor).
+// S (sum of |a||b| over the line, itself rounded: hence the (1 + gamma_N) factor), with
+// extra_ops more operations allowed to the checksum's chain.
 // Infinity when FP32 cannot bound it (k_done around 2^22 and beyond).
-AEGIS_HD inline float rounding_bound(float mag, int64_t k_done, int tile_len) {
+AEGIS_HD inline float rounding_bound(float mag, int64_t k_done, int tile_len, int extra_ops = 0) {
   const double lines = static_cast<double>(k_done) + static_cast<double>(tile_len);
-  const double n = 2.0 * lines + 8.0;  // both sums' chains, plus the residual's own rounding
+  // Both sums' chains, the residual's own rounding, the extra operations.
+  const double n = 2.0 * lines + 8.0 + extra_ops;
   const double nu = n * static_cast<double>(kUnitRoundoff);
   if (nu >= 0.5) return INFINITY;
   // gamma = x / (1 - x) <= x (1 + 2x) for x <= 1/2: no division (slow on the device).
@@ -46,13 +53,21 @@ AEGIS_HD inline float rounding_bound(float mag, int64_t k_done, int tile_len) {
                             n * static_cast<double>(kUnderflowFloor));
 }
 
-// A lower estimate of rounding_bound from the checksum alone: |ck| <= S (1 + gamma_N)^2 with
-// N = k_done + tile_len, so a residual within this is surely rounding and the line needs no
-// magnitude pass.
+// The bound of a fused check's line against its reference checksum (ft_block.cuh,
+// ft_group_check.cuh): rounding_bound with the reference's slack.
+AEGIS_HD inline float checksum_bound(float mag, int64_t k_done, int tile_len) {
+  return rounding_bound(mag, k_done, tile_len, kReferenceSlack);
+}
+
+// A lower estimate of checksum_bound from the checksum alone: |ck| <= S (1 + gamma_N)^2 with
+// N = k_done + tile_len + kReferenceSlack (a tensor-core reference is off by less than
+// gamma_N S), so a residual within this is surely rounding and the line needs no magnitude
+// pass.
 AEGIS_HD inline float cheap_bound(float checksum, int64_t k_done, int tile_len) {
-  const double lu = (static_cast<double>(k_done) + tile_len) * static_cast<double>(kUnitRoundoff);
+  const double lu = (static_cast<double>(k_done) + tile_len + kReferenceSlack) *
+                    static_cast<double>(kUnitRoundoff);
   const double g = lu * (1.0 + 2.0 * lu);  // >= gamma_N while the bound is finite
-  const float b = rounding_bound(fabsf(checksum), k_done, tile_len);
+  const float b = checksum_bound(fabsf(checksum), k_done, tile_len);
   // (1 - 2^-20): room for the float roundings of the checksum and of this quotient.
   return static_cast<float>(static_cast<double>(b) / ((1.0 + g) * (1.0 + g)) * (1.0 - 0x1p-20));
 }

@@ -208,8 +208,10 @@ aegisStatus_t run_sgemm(aegisContext* h, bool trans_a, bool trans_b, int64_t m, 
                                   : h->ft_level == AEGIS_FT_LEVEL_THREAD ? "_ftthread"
                                                                          : "_ftblock");
       // The reference checksums the fused checks compare with, then the fused GEMM.
-      const gemm::simt::FtChecksumPlan ck = gemm::simt::plan_ft_checksums(
-          m, n, k, inst, level, static_cast<int>(h->ft_verify_interval), h->sm_count);
+      const gemm::simt::FtChecksumPlan ck =
+          gemm::simt::plan_ft_checksums(m, n, k, inst, level,
+                                        static_cast<int>(h->ft_verify_interval), h->sm_count,
+                                        h->cc_major);
       void* scratch = detail::call_scratch(h, ck.bytes);
       if (!scratch)
         return detail::fail(h, AEGIS_STATUS_ALLOC_FAILED, kRoutine,

@@ -34,6 +34,8 @@ namespace aegis_test {
 namespace {
 
 using aegis::abft::cheap_bound;
+using aegis::abft::checksum_bound;
+using aegis::abft::kReferenceSlack;
 using aegis::abft::classify;
 using aegis::abft::exceeds;
 using aegis::abft::rounding_bound;
@@ -110,6 +112,22 @@ TEST(FtCheckBound, CoversTheDocumentedErrorBound) {
       }
 }
 
+TEST(FtCheckBound, CoversATensorCoreReference) {
+  // A 3xTF32 reference (gemm/simt/ft_reference_tf32.h) is off by at most
+  // (520 + k/32 + pieces) u S, pieces <= k/16 + 1, where an FP32 one is off by gamma_k S.
+  constexpr double u = 5.9604644775390625e-08;
+  for (int t : kTileLens)
+    for (int64_t k : {int64_t(0), int64_t(1), int64_t(8), int64_t(64), int64_t(100),
+                      int64_t(1031), int64_t(1) << 16, int64_t(1) << 20})
+      for (float mag : kMags) {
+        const double kd = static_cast<double>(k);
+        const double reference = (520.0 + kd / 32.0 + kd / 16.0 + 1.0) * u;
+        const double needed = (gamma(kd) + reference + 2.0 * gamma(t)) * mag;
+        EXPECT_GE(static_cast<double>(checksum_bound(mag, k, t)), needed)
+            << "mag " << mag << " tile_len " << t << " k " << k;
+      }
+}
+
 TEST(FtCheckBound, ZeroMagnitudeLeavesOnlyAnUnderflowFloor) {
   // With nothing summed only the absolute slack for underflow remains: positive, and far
   // below anything a fault in normal-range data changes.
@@ -144,27 +162,28 @@ TEST(FtCheckBound, InfiniteWhenFp32CannotBoundTheSum) {
   EXPECT_FALSE(exceeds(1e38f, rounding_bound(1.0f, int64_t(1) << 23, 128)));
 }
 
-TEST(FtCheckBound, CheapBoundIsBelowRoundingBound) {
+TEST(FtCheckBound, CheapBoundIsBelowTheChecksumBound) {
   for (int t : kTileLens)
     for (int64_t k : {int64_t(0), int64_t(1), int64_t(8), int64_t(4096), int64_t(1) << 20})
       for (float mag : kMags)
         for (float sign : {1.0f, -1.0f}) {
           const float cb = cheap_bound(sign * mag, k, t);
-          EXPECT_LE(cb, rounding_bound(mag, k, t)) << "checksum " << sign * mag << " k " << k;
+          EXPECT_LE(cb, checksum_bound(mag, k, t)) << "checksum " << sign * mag << " k " << k;
           EXPECT_GE(cb, 0.0f);
         }
   // What the cheap test relies on: a computed checksum is at most S (1 + gamma_N)^2 with
-  // N = k + tile length (one factor for the K chain, one for the operand sums), so its cheap
-  // bound stays below the bound of S, at every depth where the bound is finite.
+  // N = k + tile length + kReferenceSlack (one factor for the K chain, tensor-core reference
+  // included, one for the operand sums), so its cheap bound stays below the bound of S, at
+  // every depth where the bound is finite.
   for (int t : kTileLens)
     for (int64_t k : {int64_t(1), int64_t(64), int64_t(4096), int64_t(1) << 18, int64_t(1) << 20,
                       int64_t(1) << 21, int64_t(3) << 20})
       for (float s : {1e-20f, 1.0f, 1e20f}) {
-        if (!std::isfinite(rounding_bound(1.0f, k, t))) break;
-        const double nu = static_cast<double>(k + t) * std::ldexp(1.0, -24);
+        if (!std::isfinite(checksum_bound(1.0f, k, t))) break;
+        const double nu = static_cast<double>(k + t + kReferenceSlack) * std::ldexp(1.0, -24);
         const double g = nu / (1.0 - nu);  // gamma_N
         const float ck = static_cast<float>(s * (1.0 + g) * (1.0 + g));
-        EXPECT_LE(cheap_bound(ck, k, t), rounding_bound(s, k, t)) << "S " << s << " k " << k;
+        EXPECT_LE(cheap_bound(ck, k, t), checksum_bound(s, k, t)) << "S " << s << " k " << k;
       }
 }
 
@@ -397,9 +416,9 @@ struct CheckOutcome {
   float row_residual = 0, col_residual = 0, row_bound = 0, col_bound = 0;
   bool inputs_finite = true;  // no line's checksum non-finite from its inputs (see check)
   Verdict verdict = Verdict::kClean;
-  double worst_ratio = 0;         // max |residual| / rounding_bound(computed magnitude)
-  double worst_exact_ratio = 0;   // max |residual| / rounding_bound(exact magnitude)
-  bool cheap_above_full = false;  // some line had cheap_bound(checksum) > rounding_bound(mag)
+  double worst_ratio = 0;         // max |residual| / checksum_bound(computed magnitude)
+  double worst_exact_ratio = 0;   // max |residual| / checksum_bound(exact magnitude)
+  bool cheap_above_full = false;  // some line had cheap_bound(checksum) > checksum_bound(mag)
 };
 
 // One output tile computed as a thread block of the fused kernel computes it: every
@@ -489,10 +508,10 @@ class TileSim {
   const std::vector<CheckOutcome>& checks() const { return checks_; }
   const CheckOutcome& final_check() const { return checks_.back(); }
   float col_bound(int j, int64_t k_done) const {
-    return rounding_bound(col_mag_[j], k_done, op_.mt);
+    return checksum_bound(col_mag_[j], k_done, op_.mt);
   }
   float row_bound(int i, int64_t k_done) const {
-    return rounding_bound(row_mag_[i], k_done, op_.nt);
+    return checksum_bound(row_mag_[i], k_done, op_.nt);
   }
 
  private:
@@ -516,8 +535,8 @@ class TileSim {
     for (int j = 0; j < nt; ++j) {
       const float sum = line_sum(&acc_[static_cast<size_t>(j) * mt], mt, 1);
       const float r = col_ck_[j] - sum;
-      const float b = rounding_bound(col_mag_[j], k_done, mt);
-      const float be = rounding_bound(static_cast<float>(col_exact_[j]), k_done, mt);
+      const float b = checksum_bound(col_mag_[j], k_done, mt);
+      const float be = checksum_bound(static_cast<float>(col_exact_[j]), k_done, mt);
       col_res[j] = r;
       c.inputs_finite = c.inputs_finite && !from_inputs(col_ck_[j], sum, col_mag_[j]);
       c.worst_ratio = std::max(c.worst_ratio, std::fabs(static_cast<double>(r)) / b);
@@ -528,8 +547,8 @@ class TileSim {
     for (int i = 0; i < mt; ++i) {
       const float sum = line_sum(&acc_[i], nt, mt);
       const float r = row_ck_[i] - sum;
-      const float b = rounding_bound(row_mag_[i], k_done, nt);
-      const float be = rounding_bound(static_cast<float>(row_exact_[i]), k_done, nt);
+      const float b = checksum_bound(row_mag_[i], k_done, nt);
+      const float be = checksum_bound(static_cast<float>(row_exact_[i]), k_done, nt);
       row_res[i] = r;
       c.inputs_finite = c.inputs_finite && !from_inputs(row_ck_[i], sum, row_mag_[i]);
       c.worst_ratio = std::max(c.worst_ratio, std::fabs(static_cast<double>(r)) / b);
@@ -539,11 +558,11 @@ class TileSim {
     }
     if (!c.bad_rows.empty()) {
       c.row_residual = row_res[c.bad_rows[0]];
-      c.row_bound = rounding_bound(row_mag_[c.bad_rows[0]], k_done, nt);
+      c.row_bound = checksum_bound(row_mag_[c.bad_rows[0]], k_done, nt);
     }
     if (!c.bad_cols.empty()) {
       c.col_residual = col_res[c.bad_cols[0]];
-      c.col_bound = rounding_bound(col_mag_[c.bad_cols[0]], k_done, mt);
+      c.col_bound = checksum_bound(col_mag_[c.bad_cols[0]], k_done, mt);
     }
     c.verdict =
         classify(static_cast<int>(c.bad_rows.size()), static_cast<int>(c.bad_cols.size()),

@@ -22,6 +22,7 @@
 #include "gemm/simt/sgemm_ft_kernel.cuh"
 #include "gemm/simt/sgemm_launch.cuh"
 #include "gemm/simt/sgemm_registry.h"
+#include "sm90_test.h"
 
 namespace {
 
@@ -50,21 +51,7 @@ void host_tile_coords(int tile, int tiles_m, int tiles_n, int& tm, int& tn) {
   tn = in_group / group_m;
 }
 
-class FtRedoPass : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device on this machine";
-    }
-    cudaDeviceProp prop{};
-    cudaGetDeviceProperties(&prop, 0);
-    if (prop.major < 9) GTEST_SKIP() << "the library is built for sm_90a";
-    sm_count_ = prop.multiProcessorCount;
-  }
-  int sm_count_ = 0;
-};
+class FtRedoPass : public aegis_internal_test::Sm90Test {};
 
 // Runs the redo pass over `listed` (tile indices) on a NaN-filled C and checks every element:
 // listed tiles against the FP64 reference, the others still NaN.
@@ -116,9 +103,11 @@ void run_and_check(int sm_count, const std::vector<int>& listed) {
   tile.nt = Cfg::kNT;
   tile.threads = Cfg::kThreads;
   tile.blocks_per_sm = Cfg::kMinBlocksPerSM;
+  int cc_major = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, 0));
   const auto plan = aegis::gemm::simt::plan_ft_checksums(kM, kN, kK, tile,
                                                          aegis::gemm::simt::FtLevel::kBlock, 0,
-                                                         sm_count);
+                                                         sm_count, cc_major);
   CUDA_OK(cudaMalloc(&scratch, plan.bytes));
   CUDA_OK(aegis::gemm::simt::launch_ft_checksums(p, false, false, plan, scratch, 0));
 

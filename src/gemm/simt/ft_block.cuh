@@ -567,7 +567,7 @@ struct FtBlock {
       for (int q = 0; q < kItems; ++q) {
         const int line = tid + q * kThreads;
         if (line >= kLines) continue;
-        bound[q] = abft::rounding_bound(mag[q], k_done, line < MTB ? NTB : MTB);
+        bound[q] = abft::checksum_bound(mag[q], k_done, line < MTB ? NTB : MTB);
         if (!isfinite(ck[q]) && !isfinite(mag[q])) finite = false;  // overflow, not a fault
       }
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gemm/simt/ft_operand_sums.h"
+#include "gemm/simt/ft_reference_tf32.h"
 
 namespace aegis::gemm::simt {
 
@@ -62,16 +63,36 @@ cudaError_t launch_reference(const SgemmInstance& inst, bool trans_x, const floa
 }  // namespace
 
 FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmInstance& gemm,
-                                 FtLevel level, int verify_interval, int sm_count) {
+                                 FtLevel level, int verify_interval, int sm_count, int cc_major) {
   FtChecksumPlan plan{};
   plan.rows = ft_group_shape(level, gemm.mtb, gemm.mw, gemm.mt);
   plan.cols = ft_group_shape(level, gemm.ntb, gemm.nw, gemm.nt);
   plan.groups_m = ceil_div(m, gemm.mtb) * plan.rows.groups();
   plan.groups_n = ceil_div(n, gemm.ntb) * plan.cols.groups();
+  plan.tf32 = cc_major >= 8;
+  plan.a_sums_by_row_gemm = plan.tf32 && plan.rows.contiguous() && plan.rows.groups() == 1 &&
+                            gemm.mtb == kFtReferenceTf32Rows;
   plan.row_gemm = &reference_instance(plan.groups_n);
   plan.col_gemm = &reference_instance(plan.groups_m);
   if (verify_interval > 0) {
     plan.k_per_piece = static_cast<int64_t>(verify_interval) * gemm.ktb;
+  } else if (plan.tf32) {
+    // The pieces (at most 16, each at least 64 deep) that finish the slower of the two
+    // grids soonest: waves of blocks times the K of one block; the fewest pieces on a tie.
+    auto waves = [&](int64_t rows, int64_t width, int64_t pieces) {
+      const int64_t blocks = ceil_div(rows, kFtReferenceTf32Rows) *
+                             ceil_div(width, ft_reference_tf32_cols(width)) * pieces;
+      return ceil_div(blocks, sm_count * int64_t{ft_reference_tf32_blocks_per_sm(width)});
+    };
+    const int64_t most = std::clamp<int64_t>(k / 64, 1, 16);
+    int64_t best = 1, best_cost = -1;
+    for (int64_t pieces = 1; pieces <= most; ++pieces) {
+      const int64_t cost =
+          std::max(waves(m, plan.groups_n, pieces), waves(n, plan.groups_m, pieces)) *
+          ceil_div(k, pieces);
+      if (best_cost < 0 || cost < best_cost) best = pieces, best_cost = cost;
+    }
+    plan.k_per_piece = ceil_div(ceil_div(k, best), 16) * 16;  // a multiple of every KTB
   } else {
     // Pieces to fill the SMs with the smaller of the two grids, each piece at least 64 deep.
     const auto& r = *plan.row_gemm;
@@ -84,9 +105,10 @@ FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmIns
     const int64_t pieces = std::min<int64_t>(want, 16);
     plan.k_per_piece = ceil_div(ceil_div(k, pieces), 16) * 16;  // a multiple of every KTB
   }
-  // At least two pieces: the plain kernel writes unscaled partial sums only when it splits K
-  // (a second piece past K is empty and holds zeros).
-  plan.pieces = static_cast<int>(std::max<int64_t>(2, ceil_div(k, plan.k_per_piece)));
+  // The SIMT path needs at least two pieces: the plain kernel writes unscaled partial sums only
+  // when it splits K (a second piece past K is empty and holds zeros).
+  plan.pieces = static_cast<int>(
+      std::max<int64_t>(plan.tf32 ? 1 : 2, ceil_div(k, plan.k_per_piece)));
   plan.sums_ld = ft_sums_ld(k);
   size_t at = 0;
   auto take = [&](size_t bytes) {
@@ -118,14 +140,26 @@ cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b
   p.ft.redo_count = reinterpret_cast<int*>(base + plan.redo_offset);
   p.ft.redo_tiles = p.ft.redo_count + 1;
   p.ft.redo_pass = 0;
-  cudaError_t err = launch_ft_operand_sums(p, trans_a, trans_b, plan.rows, plan.cols, a_sums,
-                                           b_sums, plan.sums_ld, p.ft.redo_count, stream);
+  cudaError_t err = launch_ft_operand_sums(p, trans_a, trans_b, plan.rows, plan.cols,
+                                           plan.a_sums_by_row_gemm ? nullptr : a_sums, b_sums,
+                                           plan.sums_ld, p.ft.redo_count, stream);
   // row_ck = op(A) bsum^T: op(A) as is.
+  // col_ck = op(B)^T asum^T: op(B)^T(j, k) is B[k + j ldb] (B not transposed) or B[j + k ldb].
+  if (plan.tf32) {
+    if (err == cudaSuccess)
+      err = launch_ft_reference_tf32(trans_a, p.A, p.lda, p.a_vec, p.m, b_sums, plan.sums_ld,
+                                     plan.groups_n, p.k, p.alpha, plan.pieces, plan.k_per_piece,
+                                     row_ck, plan.a_sums_by_row_gemm ? a_sums : nullptr, stream);
+    if (err == cudaSuccess)
+      err = launch_ft_reference_tf32(!trans_b, p.B, p.ldb, p.b_vec, p.n, a_sums, plan.sums_ld,
+                                     plan.groups_m, p.k, p.alpha, plan.pieces, plan.k_per_piece,
+                                     col_ck, nullptr, stream);
+    return err;
+  }
   if (err == cudaSuccess)
     err = launch_reference(*plan.row_gemm, trans_a, p.A, p.lda, p.a_vec, p.m, b_sums,
                            plan.sums_ld, plan.groups_n, p.k, p.alpha, plan.pieces,
                            plan.k_per_piece, row_ck, stream);
-  // col_ck = op(B)^T asum^T: op(B)^T(j, k) is B[k + j ldb] (B not transposed) or B[j + k ldb].
   if (err == cudaSuccess)
     err = launch_reference(*plan.col_gemm, !trans_b, p.B, p.ldb, p.b_vec, p.n, a_sums,
                            plan.sums_ld, plan.groups_m, p.k, p.alpha, plan.pieces,

@@ -2,8 +2,10 @@
 // every checksum line at once. The level's groups (ft_groups.h) decide the lines: whole tile
 // rows and columns at block level, a warp's or a thread's part of them at the finer levels.
 //   1. the operand sums (ft_operand_sums.h): asum of op(A) over each row group, bsum of
-//      op(B) over each column group, for every k;
-//   2. two narrow GEMMs through plain SIMT instances, each split into pieces of K:
+//      op(B) over each column group, for every k (asum in step 2 where it can: one read of A
+//      fewer);
+//   2. two narrow GEMMs, on tensor cores with split operands where the device has them
+//      (ft_reference_tf32.h), else through plain SIMT instances, each split into pieces of K:
 //        row_ck (m x groups_n) = op(A) bsum^T,   col_ck (n x groups_m) = op(B)^T asum^T,
 //      which FtParams describes (groups_n = tiles_n at block level). Their FLOPs are
 //      (1 / row group height + 1 / column group width) of the GEMM's: 1.6 % for 128 x 128
@@ -27,8 +29,11 @@ namespace aegis::gemm::simt {
 struct FtChecksumPlan {
   FtGroupShape rows, cols;        // the level's groups of a tile's rows and columns
   int64_t groups_m, groups_n;     // row and column groups over all tiles
-  const SgemmInstance* row_gemm;  // forms row_ck (m x groups_n)
-  const SgemmInstance* col_gemm;  // forms col_ck (n x groups_m)
+  bool tf32;                      // the narrow GEMMs run on tensor cores (3xTF32)
+  bool a_sums_by_row_gemm;        // and the one reading op(A) forms asum (its row groups are
+                                  // its blocks of rows); the operand pass then reads B alone
+  const SgemmInstance* row_gemm;  // otherwise this forms row_ck (m x groups_n)
+  const SgemmInstance* col_gemm;  // and this col_ck (n x groups_m)
   int pieces;
   int64_t k_per_piece;
   int64_t sums_ld;
@@ -38,9 +43,10 @@ struct FtChecksumPlan {
 };
 
 // gemm: the FT GEMM's instance (its tiles and the level decide the lines); verify_interval in
-// its K tiles (0: one check at the end); sm_count: the device's SMs.
+// its K tiles (0: one check at the end); sm_count: the device's SMs; cc_major: its compute
+// capability (tensor cores from 8).
 FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmInstance& gemm,
-                                 FtLevel level, int verify_interval, int sm_count);
+                                 FtLevel level, int verify_interval, int sm_count, int cc_major);
 
 // Launches steps 1 and 2 on `stream` into `scratch` (plan.bytes, 256-byte aligned) and
 // points p.ft at the result. p carries the FT GEMM's operands, alpha (with alpha = 0 in

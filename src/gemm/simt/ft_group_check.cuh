@@ -7,7 +7,7 @@
 //      the line's running checksum (kept in shared memory), sums the line's accumulators and
 //      compares within the bound the checksum alone gives (abft::cheap_bound);
 //   2. only if some line exceeds it (and the inputs are finite) does the block run the
-//      magnitude pass for every line's rigorous bound (abft::rounding_bound) and note the
+//      magnitude pass for every line's rigorous bound (abft::checksum_bound) and note the
 //      lines beyond it in their cells;
 //   3. each cell is classified like a block-level tile (abft::classify): one bad row and one
 //      bad column of a cell with agreeing residuals locate one wrong element, which is
@@ -265,7 +265,7 @@ struct FtGroupCheck {
         totals(smem, t, l, sum, abs_sum, max_abs);
         if (!isfinite(ck) && !isfinite(mag[q])) finite = false;  // overflow, not a fault
         const float residual = ck - sum;
-        const float bound = abft::rounding_bound(mag[q], k_done, length(l));
+        const float bound = abft::checksum_bound(mag[q], k_done, length(l));
         if (!abft::exceeds(residual, bound)) continue;
         const int c = cell_of(l);
         if (l.is_row) {

@@ -187,6 +187,7 @@ cudaError_t launch_ft_operand_sums(const GemmParams<float>& p, bool trans_a, boo
   a.redo_count = redo_count;
   // op(A)(i, k) is A[i + k lda] (N: i along memory) or A[k + i lda] (T).
   a.job[0] = make_job(p.A, p.lda, p.m, p.k, rows, !trans_a, a_sums, ld);
+  if (!a_sums) a.job[0].blocks = 0;
   // op(B)(k, j) is B[k + j ldb] (N: k along memory) or B[j + k ldb] (T: j along memory).
   a.job[1] = make_job(p.B, p.ldb, p.n, p.k, cols, trans_b, b_sums, ld);
   a.ld = ld;

@@ -19,9 +19,11 @@ namespace aegis::gemm::simt {
 
 inline int64_t ft_sums_ld(int64_t k) { return (k + 3) / 4 * 4; }
 
-// Writes both arrays (16-byte aligned, rows of ld floats) and zeroes *redo_count (the FT
-// kernel's count of tiles to compute again). With alpha = 0 (device pointer mode) nothing is
-// read and no sum written: the GEMM then reads neither operand nor sum.
+// Writes both arrays (16-byte aligned, rows of ld floats), or b_sums alone when a_sums is null
+// (the reference GEMM that reads op(A) forms them then, ft_reference_tf32.h), and zeroes
+// *redo_count (the FT kernel's count of tiles to compute again). With alpha = 0 (device
+// pointer mode) nothing is read and no sum written: the GEMM then reads neither operand nor
+// sum.
 cudaError_t launch_ft_operand_sums(const GemmParams<float>& p, bool trans_a, bool trans_b,
                                    const FtGroupShape& rows, const FtGroupShape& cols,
                                    float* a_sums, float* b_sums, int64_t ld, int* redo_count,
