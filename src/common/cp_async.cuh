@@ -2,13 +2,9 @@
 // kernels that stage tiles through a ring of shared-memory buffers.
 #pragma once
 
-#include <cstdint>
+#include "common/shared_address.cuh"
 
 namespace aegis {
-
-__device__ __forceinline__ uint32_t shared_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // 16-byte copy (L2 only); bytes [src_bytes, 16) of the destination are zero-filled, and
 // src_bytes = 0 reads nothing. dst and src must be 16-byte aligned.

@@ -72,8 +72,10 @@ FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmIns
   plan.tf32 = cc_major >= 8;
   plan.a_sums_by_row_gemm = plan.tf32 && plan.rows.contiguous() && plan.rows.groups() == 1 &&
                             gemm.mtb == kFtReferenceTf32Rows;
-  plan.row_gemm = &reference_instance(plan.groups_n);
-  plan.col_gemm = &reference_instance(plan.groups_m);
+  if (!plan.tf32) {  // a registry lookup by name: only where the SIMT path runs
+    plan.row_gemm = &reference_instance(plan.groups_n);
+    plan.col_gemm = &reference_instance(plan.groups_m);
+  }
   if (verify_interval > 0) {
     plan.k_per_piece = static_cast<int64_t>(verify_interval) * gemm.ktb;
   } else if (plan.tf32) {

@@ -32,8 +32,8 @@ struct FtChecksumPlan {
   bool tf32;                      // the narrow GEMMs run on tensor cores (3xTF32)
   bool a_sums_by_row_gemm;        // and the one reading op(A) forms asum (its row groups are
                                   // its blocks of rows); the operand pass then reads B alone
-  const SgemmInstance* row_gemm;  // otherwise this forms row_ck (m x groups_n)
-  const SgemmInstance* col_gemm;  // and this col_ck (n x groups_m)
+  const SgemmInstance* row_gemm;  // otherwise this forms row_ck (m x groups_n); null with tf32
+  const SgemmInstance* col_gemm;  // and this col_ck (n x groups_m); null with tf32
   int pieces;
   int64_t k_per_piece;
   int64_t sums_ld;

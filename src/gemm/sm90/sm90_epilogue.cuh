@@ -231,7 +231,7 @@ __device__ __forceinline__ void store_box_tma(const PackedBox<BoxCols>& v, uint8
 #pragma unroll
   for (int p = 0; p < BoxCols / 16; ++p) {
     const int c = 16 * p + 8 * (tile >> 1) + lane % 8;  // column within the box
-    const uint32_t addr = smem_addr(buffer) + c * 128 + ((row_chunk ^ (c % 8)) * 16);
+    const uint32_t addr = shared_address(buffer) + c * 128 + ((row_chunk ^ (c % 8)) * 16);
     stmatrix_x4_trans(addr, v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]);
   }
   fence_async_shared();

@@ -380,8 +380,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // Other stages and k16 steps only move the start address, whose field (bits 0-13, in
     // 16-byte units) holds any shared-memory address without carrying into the next field,
     // so they are reached by adding to the descriptor rather than encoding it again.
-    const uint32_t a_stage0 = smem_addr(smem) + (kSplitK ? 0 : consumer * 8192);
-    const uint32_t b_stage0 = smem_addr(smem) + Cfg::kStageBytesA;
+    const uint32_t a_stage0 = shared_address(smem) + (kSplitK ? 0 : consumer * 8192);
+    const uint32_t b_stage0 = shared_address(smem) + Cfg::kStageBytesA;
     const uint64_t desc_a0 = TA ? smem_desc_sw128(a_stage0, 16, 1024)
                                 : smem_desc_sw128(a_stage0, 8192, 1024);
     const uint64_t desc_b0 = TB ? smem_desc_sw128(b_stage0, 8192, 1024)

@@ -6,26 +6,24 @@
 
 #include <cuda.h>
 
-namespace aegis::gemm::sm90 {
+#include "common/shared_address.cuh"
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
+namespace aegis::gemm::sm90 {
 
 // ---- mbarriers ----------------------------------------------------------------------------
 __device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals));
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(arrivals));
 }
 
 // Arrives once and announces `bytes` of TMA traffic that will complete on the barrier.
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
                "r"(bytes)
                : "memory");
 }
 
 __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 }
 
 // Spins on try_wait until the phase of *bar with the given parity has completed; SEM is the
@@ -37,7 +35,7 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
       "WAIT_%=:\n"                                                                 \
       "mbarrier.try_wait.parity" SEM ".shared::cta.b64 done, [%0], %1;\n"          \
       "@!done bra WAIT_%=;\n"                                                      \
-      "}\n" ::"r"(smem_addr(bar)),                                                 \
+      "}\n" ::"r"(shared_address(bar)),                                                 \
       "r"(parity)                                                                  \
       : "memory")
 
@@ -58,8 +56,8 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, u
                                             int32_t c0, int32_t c1) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1)
+      " [%0], [%1, {%3, %4}], [%2];" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1)
       : "memory");
 }
 
@@ -70,8 +68,8 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
                                                       uint16_t cta_mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1),
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1),
       "h"(cta_mask)
       : "memory");
 }
@@ -87,7 +85,7 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
   asm volatile(
       "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint"
       " [%0, {%2, %3}], [%1], %4;" ::"l"(reinterpret_cast<uint64_t>(map)),
-      "r"(smem_addr(src)), "r"(c0), "r"(c1), "l"(policy)
+      "r"(shared_address(src)), "r"(c0), "r"(c1), "l"(policy)
       : "memory");
 }
 __device__ __forceinline__ void bulk_commit() {
@@ -133,7 +131,7 @@ __device__ __forceinline__ uint32_t cluster_peer_addr(const void* p, uint32_t ra
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(remote)
-               : "r"(smem_addr(p)), "r"(rank));
+               : "r"(shared_address(p)), "r"(rank));
   return remote;
 }
 
