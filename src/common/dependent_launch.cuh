@@ -24,12 +24,14 @@ __device__ __forceinline__ void allow_dependent_launch() {
 #endif
 }
 
+// launch_dependent with smem_bytes of dynamic shared memory per block.
 template <typename... KArgs, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cudaStream_t stream,
-                             Args... args) {
+cudaError_t launch_dependent_shared(void (*kernel)(KArgs...), dim3 grid, dim3 block,
+                                    size_t smem_bytes, cudaStream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
+  config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -37,6 +39,12 @@ cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cu
   config.attrs = attribute;
   config.numAttrs = 1;
   return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+template <typename... KArgs, typename... Args>
+cudaError_t launch_dependent(void (*kernel)(KArgs...), dim3 grid, dim3 block, cudaStream_t stream,
+                             Args... args) {
+  return launch_dependent_shared(kernel, grid, block, 0, stream, args...);
 }
 
 // launch_dependent where `dependent` holds (a kernel after a pre-pass that allows it), else

@@ -68,7 +68,7 @@ void run_case(const Case& c, std::mt19937_64& gen) {
   CUDA_OK(cudaMemset(d_out, 0xff, out_count * sizeof(float)));  // NaN
   CUDA_OK(launch_ft_reference_tf32(c.trans_x, d_x + offset, ldx, c.x_vec, c.rows, d_sums, sums_ld,
                                    c.width, c.k, Scalar<float>{1.0f, nullptr}, pieces, c.kpp,
-                                   d_out, d_x_sums, nullptr));
+                                   d_out, d_x_sums, /*dependent=*/true, nullptr));
   CUDA_OK(cudaDeviceSynchronize());
   std::vector<float> out(out_count), x_sums(x_sums_count);
   CUDA_OK(cudaMemcpy(out.data(), d_out, out_count * sizeof(float), cudaMemcpyDeviceToHost));
@@ -144,7 +144,7 @@ TEST_F(FtReferenceTf32, ZeroGateReadsNothingAndWritesZeros) {
   CUDA_OK(cudaMemset(d_x_sums, 0xff, 2 * kSumsLd * sizeof(float)));
   CUDA_OK(launch_ft_reference_tf32(false, nullptr, kRows, true, kRows, nullptr, kSumsLd, kWidth,
                                    kK, Scalar<float>{1.0f, d_gate}, kPieces, kKpp, d_out,
-                                   d_x_sums, nullptr));
+                                   d_x_sums, /*dependent=*/false, nullptr));
   CUDA_OK(cudaDeviceSynchronize());
   std::vector<float> out(kPieces * kRows * kWidth), x_sums(2 * kSumsLd);
   CUDA_OK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));

@@ -72,6 +72,7 @@ FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmIns
   plan.tf32 = cc_major >= 8;
   plan.a_sums_by_row_gemm = plan.tf32 && plan.rows.contiguous() && plan.rows.groups() == 1 &&
                             gemm.mtb == kFtReferenceTf32Rows;
+  plan.dependent = plan.tf32 && cc_major >= 9;
   if (!plan.tf32) {  // a registry lookup by name: only where the SIMT path runs
     plan.row_gemm = &reference_instance(plan.groups_n);
     plan.col_gemm = &reference_instance(plan.groups_m);
@@ -151,11 +152,12 @@ cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b
     if (err == cudaSuccess)
       err = launch_ft_reference_tf32(trans_a, p.A, p.lda, p.a_vec, p.m, b_sums, plan.sums_ld,
                                      plan.groups_n, p.k, p.alpha, plan.pieces, plan.k_per_piece,
-                                     row_ck, plan.a_sums_by_row_gemm ? a_sums : nullptr, stream);
+                                     row_ck, plan.a_sums_by_row_gemm ? a_sums : nullptr,
+                                     plan.dependent, stream);
     if (err == cudaSuccess)
       err = launch_ft_reference_tf32(!trans_b, p.B, p.ldb, p.b_vec, p.n, a_sums, plan.sums_ld,
                                      plan.groups_m, p.k, p.alpha, plan.pieces, plan.k_per_piece,
-                                     col_ck, nullptr, stream);
+                                     col_ck, nullptr, plan.dependent, stream);
     return err;
   }
   if (err == cudaSuccess)

@@ -32,6 +32,9 @@ struct FtChecksumPlan {
   bool tf32;                      // the narrow GEMMs run on tensor cores (3xTF32)
   bool a_sums_by_row_gemm;        // and the one reading op(A) forms asum (its row groups are
                                   // its blocks of rows); the operand pass then reads B alone
+  bool dependent;                 // the narrow GEMMs are programmatic dependent launches
+                                  // (compute capability 9 and up, with tf32): each may start
+                                  // while the kernel before it ends
   const SgemmInstance* row_gemm;  // otherwise this forms row_ck (m x groups_n); null with tf32
   const SgemmInstance* col_gemm;  // and this col_ck (n x groups_m); null with tf32
   int pieces;
@@ -50,7 +53,11 @@ FtChecksumPlan plan_ft_checksums(int64_t m, int64_t n, int64_t k, const SgemmIns
 
 // Launches steps 1 and 2 on `stream` into `scratch` (plan.bytes, 256-byte aligned) and
 // points p.ft at the result. p carries the FT GEMM's operands, alpha (with alpha = 0 in
-// device pointer mode nothing is read) and tiles.
+// device pointer mode nothing is read) and tiles. The narrow GEMMs are dependent launches
+// (plan.dependent), which hides the gaps between the three kernels. The FT kernel launched
+// next is an ordinary launch: as a dependent one its first blocks shared the SMs with the
+// last narrow GEMM and slowed it, while its wave still ended with its latest block (about a
+// point more overhead at 2048-8192, measured: docs/perf-notes.md FT-13).
 cudaError_t launch_ft_checksums(GemmParams<float>& p, bool trans_a, bool trans_b,
                                 const FtChecksumPlan& plan, void* scratch, cudaStream_t stream);
 

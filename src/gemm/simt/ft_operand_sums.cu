@@ -4,6 +4,7 @@
 // and B once (O(mk + kn) against the GEMM's O(mnk)).
 #include "gemm/simt/ft_operand_sums.h"
 
+#include "common/dependent_launch.cuh"
 #include "gemm/simt/read_scalar.cuh"
 
 namespace aegis::gemm::simt {
@@ -23,6 +24,7 @@ struct SumJob {
   int64_t len;   // extent of i: m for A, n for B
   int64_t k;     // extent of k
   bool contig;
+  bool vec;      // strided groups: x and ldx allow 16-byte loads (strided_sums_vec)
   FtGroupShape shape;  // the groups; a contiguous group's width is best a multiple of 32
   int64_t segs;  // groups over all tiles
   float* out;
@@ -116,6 +118,63 @@ __device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
   }
 }
 
+// strided_sums with 16-byte loads: lane l owns k 4 l .. 4 l + 3 of the block's 128 (512-byte
+// lines, a quarter of the load instructions), the same warps, elements and order: the same
+// sums bit for bit. A whole 128-wide segment is 16 loads of 16 bytes per lane in flight.
+constexpr int kVecK = 128;
+__device__ void strided_sums_vec(const SumJob& j, int64_t ld, int64_t block) {
+  __shared__ float4 partial[kWarps][32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t s = block / j.blocks_per_seg;
+  const int64_t k = (block % j.blocks_per_seg) * kVecK + 4 * lane;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (k < j.k) {
+    const int64_t i0 = s * j.shape.width;
+    const int64_t i_end = min(j.len, i0 + j.shape.width);
+    const int64_t k_valid = min(int64_t{4}, j.k - k);
+    const float* x = j.x + k;
+    for (int64_t base = i0 + warp; base < i_end; base += kWarps * kStridedInFlight) {
+      float4 v[kStridedInFlight];
+#pragma unroll
+      for (int r = 0; r < kStridedInFlight; ++r) {
+        const int64_t i = base + kWarps * r;
+        const float* src = x + i * j.ldx;
+        if (i >= i_end) {
+          v[r] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        } else if (k_valid == 4) {
+          v[r] = __ldg(reinterpret_cast<const float4*>(src));
+        } else {  // the last k of the matrix: the loads stop at K
+          v[r].x = __ldg(src);
+          v[r].y = k_valid > 1 ? __ldg(src + 1) : 0.0f;
+          v[r].z = k_valid > 2 ? __ldg(src + 2) : 0.0f;
+          v[r].w = 0.0f;
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < kStridedInFlight; ++r) {
+        sum.x += v[r].x;
+        sum.y += v[r].y;
+        sum.z += v[r].z;
+        sum.w += v[r].w;
+      }
+    }
+  }
+  partial[warp][lane] = sum;
+  __syncthreads();
+  if (warp == 0 && k < ld) {  // ld is a multiple of 4: the lane's four k are all below it
+    float4 total = partial[0][lane];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+      const float4 p = partial[w][lane];
+      total.x += p.x;
+      total.y += p.y;
+      total.z += p.z;
+      total.w += p.w;
+    }
+    *reinterpret_cast<float4*>(j.out + s * ld + k) = total;
+  }
+}
+
 // Interleaved groups (thread level: a group is a thread's rows or columns, runs of 4 spread
 // over its warp's part of the tile). One thread per (group, k), its elements added in a fixed
 // order. When i runs along memory, consecutive threads take consecutive groups of one k,
@@ -141,6 +200,9 @@ __device__ void interleaved_sums(const SumJob& j, int64_t ld, int64_t block) {
 }
 
 __global__ void __launch_bounds__(kThreads) operand_sums_kernel(const __grid_constant__ SumArgs a) {
+  // The reference GEMMs after this pass are dependent launches that wait for it at their
+  // start (ft_reference_tf32.h): they may launch now.
+  allow_dependent_launch();
   if (blockIdx.x == 0 && threadIdx.x == 0) *a.redo_count = 0;
   if (read_scalar(a.alpha) == 0.0f) return;  // the GEMM reads neither operand
   int64_t block = blockIdx.x;
@@ -151,27 +213,32 @@ __global__ void __launch_bounds__(kThreads) operand_sums_kernel(const __grid_con
     interleaved_sums(j, a.ld, block);
   else if (j.contig)
     contiguous_sums(j, a.ld, block);
+  else if (j.vec)
+    strided_sums_vec(j, a.ld, block);
   else
     strided_sums(j, a.ld, block);
 }
 
 // tile: MTB (A) or NTB (B); the groups of every tile that starts below len.
+// vec: x and ldx allow 16-byte loads.
 SumJob make_job(const float* x, int64_t ldx, int64_t len, int64_t k, const FtGroupShape& shape,
-                bool contig, float* out, int64_t ld) {
+                bool contig, bool vec, float* out, int64_t ld) {
   SumJob j{};
   j.x = x;
   j.ldx = ldx;
   j.len = len;
   j.k = k;
   j.contig = contig;
+  j.vec = vec && !contig;
   j.shape = shape;
   j.segs = (len + shape.tile - 1) / shape.tile * shape.groups();
   j.out = out;
   if (!shape.contiguous()) {
     j.blocks = (j.segs * ld + kThreads - 1) / kThreads;
   } else {
-    j.blocks_per_seg =
-        contig ? (ld + kWarps * kKPerWarp - 1) / (kWarps * kKPerWarp) : (ld + 31) / 32;
+    j.blocks_per_seg = contig  ? (ld + kWarps * kKPerWarp - 1) / (kWarps * kKPerWarp)
+                       : j.vec ? (ld + kVecK - 1) / kVecK
+                               : (ld + 31) / 32;
     j.blocks = j.blocks_per_seg * j.segs;
   }
   return j;
@@ -186,10 +253,10 @@ cudaError_t launch_ft_operand_sums(const GemmParams<float>& p, bool trans_a, boo
   SumArgs a{};
   a.redo_count = redo_count;
   // op(A)(i, k) is A[i + k lda] (N: i along memory) or A[k + i lda] (T).
-  a.job[0] = make_job(p.A, p.lda, p.m, p.k, rows, !trans_a, a_sums, ld);
+  a.job[0] = make_job(p.A, p.lda, p.m, p.k, rows, !trans_a, p.a_vec, a_sums, ld);
   if (!a_sums) a.job[0].blocks = 0;
   // op(B)(k, j) is B[k + j ldb] (N: k along memory) or B[j + k ldb] (T: j along memory).
-  a.job[1] = make_job(p.B, p.ldb, p.n, p.k, cols, trans_b, b_sums, ld);
+  a.job[1] = make_job(p.B, p.ldb, p.n, p.k, cols, trans_b, p.b_vec, b_sums, ld);
   a.ld = ld;
   a.alpha = p.alpha;
   const int64_t blocks = a.job[0].blocks + a.job[1].blocks;

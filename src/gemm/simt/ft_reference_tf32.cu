@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "common/cp_async.cuh"
+#include "common/dependent_launch.cuh"
 #include "gemm/simt/read_scalar.cuh"
 
 namespace aegis::gemm::simt {
@@ -125,6 +126,11 @@ __global__ void __launch_bounds__(128, kNI == 4 ? 3 : 2)
   using Tile = RefTile<kTransX, kNI>;
   constexpr int kBN = Tile::kBN, kThreads = Tile::kThreads;
   extern __shared__ __align__(16) float smem[];
+  // A dependent launch (ft_checksums.h): the kernel before this one (the operand sums, or the
+  // other reference GEMM) writes the sums read here, so nothing is read before it has
+  // completed. Then the next kernel may launch; it waits for this one in turn.
+  wait_for_preceding_kernel();
+  allow_dependent_launch();
 
   const int tiles_n = static_cast<int>((width + kBN - 1) / kBN);
   const int64_t m0 = static_cast<int64_t>(blockIdx.x / tiles_n) * kBM;
@@ -331,7 +337,7 @@ constexpr int kMaxPiecesPerLaunch = 65535;
 template <bool kTransX, bool kVecX, int kNI>
 cudaError_t launch_typed(const float* X, int64_t ldx, int64_t rows, const float* sums,
                          int64_t sums_ld, int64_t width, int64_t k, Scalar<float> gate,
-                         int pieces, int64_t kpp, float* out, float* x_sums,
+                         int pieces, int64_t kpp, float* out, float* x_sums, bool dependent,
                          cudaStream_t stream) {
   using Tile = RefTile<kTransX, kNI>;
   auto kernel = ft_reference_tf32_kernel<kTransX, kVecX, kNI>;
@@ -343,9 +349,17 @@ cudaError_t launch_typed(const float* X, int64_t ldx, int64_t rows, const float*
   for (int s0 = 0; s0 < pieces; s0 += kMaxPiecesPerLaunch) {
     const dim3 grid(static_cast<unsigned>(blocks),
                     static_cast<unsigned>(std::min(kMaxPiecesPerLaunch, pieces - s0)));
-    kernel<<<grid, Tile::kThreads, Tile::kSmemBytes, stream>>>(X, ldx, rows, sums, sums_ld, width,
-                                                                k, gate, s0, kpp, out, x_sums);
-    const cudaError_t err = cudaGetLastError();
+    cudaError_t err;
+    if (dependent) {
+      err = launch_dependent_shared(kernel, grid, dim3(Tile::kThreads), Tile::kSmemBytes, stream,
+                                    X, ldx, rows, sums, sums_ld, width, k, gate, s0, kpp, out,
+                                    x_sums);
+    } else {
+      kernel<<<grid, Tile::kThreads, Tile::kSmemBytes, stream>>>(X, ldx, rows, sums, sums_ld,
+                                                                  width, k, gate, s0, kpp, out,
+                                                                  x_sums);
+      err = cudaGetLastError();
+    }
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -354,13 +368,13 @@ cudaError_t launch_typed(const float* X, int64_t ldx, int64_t rows, const float*
 template <bool kTransX, bool kVecX>
 cudaError_t launch_width(int64_t width, const float* X, int64_t ldx, int64_t rows,
                          const float* sums, int64_t sums_ld, int64_t k, Scalar<float> gate,
-                         int pieces, int64_t kpp, float* out, float* x_sums,
+                         int pieces, int64_t kpp, float* out, float* x_sums, bool dependent,
                          cudaStream_t stream) {
   if (ft_reference_tf32_cols(width) == 32)
     return launch_typed<kTransX, kVecX, 4>(X, ldx, rows, sums, sums_ld, width, k, gate, pieces,
-                                           kpp, out, x_sums, stream);
+                                           kpp, out, x_sums, dependent, stream);
   return launch_typed<kTransX, kVecX, 8>(X, ldx, rows, sums, sums_ld, width, k, gate, pieces, kpp,
-                                         out, x_sums, stream);
+                                         out, x_sums, dependent, stream);
 }
 
 }  // namespace
@@ -369,17 +383,17 @@ cudaError_t launch_ft_reference_tf32(bool trans_x, const float* X, int64_t ldx, 
                                      int64_t rows, const float* sums, int64_t sums_ld,
                                      int64_t width, int64_t k, Scalar<float> gate, int pieces,
                                      int64_t k_per_piece, float* out, float* x_sums,
-                                     cudaStream_t stream) {
+                                     bool dependent, cudaStream_t stream) {
   if (rows <= 0 || width <= 0 || pieces <= 0) return cudaSuccess;
   if (trans_x)
     return x_vec ? launch_width<true, true>(width, X, ldx, rows, sums, sums_ld, k, gate, pieces,
-                                            k_per_piece, out, x_sums, stream)
+                                            k_per_piece, out, x_sums, dependent, stream)
                  : launch_width<true, false>(width, X, ldx, rows, sums, sums_ld, k, gate, pieces,
-                                             k_per_piece, out, x_sums, stream);
+                                             k_per_piece, out, x_sums, dependent, stream);
   return x_vec ? launch_width<false, true>(width, X, ldx, rows, sums, sums_ld, k, gate, pieces,
-                                           k_per_piece, out, x_sums, stream)
+                                           k_per_piece, out, x_sums, dependent, stream)
                : launch_width<false, false>(width, X, ldx, rows, sums, sums_ld, k, gate, pieces,
-                                            k_per_piece, out, x_sums, stream);
+                                            k_per_piece, out, x_sums, dependent, stream);
 }
 
 }  // namespace aegis::gemm::simt

@@ -47,10 +47,13 @@ inline int ft_reference_tf32_blocks_per_sm(int64_t width) { return width > 32 ? 
 // block b of kFtReferenceTf32Rows (i < rows) for k < K, and 0 for K <= k < sums_ld (the layout
 // of ft_operand_sums.h): the operand sums of op(X) as a by-product of reading it, where the
 // check groups are those blocks. Its pieces must together cover K.
+// dependent: a programmatic dependent launch (compute capability 9 and up). Its blocks wait
+// for the kernel before them in the stream, then let the next kernel's blocks launch
+// (common/dependent_launch.cuh); they do both without the launch attribute too, at no cost.
 cudaError_t launch_ft_reference_tf32(bool trans_x, const float* X, int64_t ldx, bool x_vec,
                                      int64_t rows, const float* sums, int64_t sums_ld,
                                      int64_t width, int64_t k, Scalar<float> gate, int pieces,
                                      int64_t k_per_piece, float* out, float* x_sums,
-                                     cudaStream_t stream);
+                                     bool dependent, cudaStream_t stream);
 
 }  // namespace aegis::gemm::simt
