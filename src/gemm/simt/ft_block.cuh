@@ -645,6 +645,63 @@ struct FtBlock {
     return v;
   }
 
+  // Applies this launch's epilogue faults in row r, columns c0 .. c0 + kRun - 1 of the tile
+  // to the run's outputs v (inside(j): column j of the run is in C).
+  template <class Inside>
+  __device__ __forceinline__ static void inject_epilogue_faults(const abft::FtParams& ft,
+                                                                const TileSpan& t, int r, int c0,
+                                                                float (&v)[kRun], Inside inside) {
+    for (int f = 0; f < ft.num_faults; ++f) {
+      const abft::FaultSpec& fs = ft.faults[f];
+      if (fs.k_step != abft::kKStepEpilogue || fs.target != abft::kTargetAccumulator) continue;
+      if (fs.row - t.m0 != r) continue;
+      const int64_t c = fs.col - t.n0 - c0;
+#pragma unroll
+      for (int j = 0; j < kRun; ++j)
+        if (c == j && inside(j)) v[j] = abft::apply_fault(v[j], fs.kind, fs.bit, fs.value);
+    }
+  }
+  // A run of the epilogue whose sum does not match: counted and recorded; in CORRECT mode
+  // its first len columns are computed again from the tile and the old C (still in memory),
+  // element by element, stored and read back as they go, and the result is true. Rolled and
+  // scalar: a second unrolled copy of the run made ptxas spill inside the main loop
+  // (measured).
+  __device__ __forceinline__ static bool bad_run(const abft::FtParams& ft, const TileSpan& t,
+                                                 int r, float residual, const float* acc_row,
+                                                 float* dst, int64_t ldc, float alpha,
+                                                 float beta, bool read_d, int len) {
+    const bool correct = ft.mode == abft::FtMode::kCorrect;
+    abft::FtDeviceStats* st = ft.stats;
+    atomicAdd(&st->detected, 1ull);
+    if (correct) atomicAdd(&st->recomputed, 1ull);
+    record(ft, t, t.m0 + r, -1, abft::kKStepEpilogue, residual,
+           correct ? abft::kActionRecomputed : abft::kActionReported);
+    if (!correct) return false;
+#pragma unroll 1
+    for (int j = 0; j < len; ++j) {
+      const float o = alpha * acc_row[j];
+      const float out = read_d ? fmaf(beta, dst[j * ldc], o) : o;
+      for (int tries = 0; tries < 2; ++tries) {
+        store_cg(dst + j * ldc, out);
+        if (__float_as_uint(load_cg(dst + j * ldc)) == __float_as_uint(out)) break;
+      }
+    }
+    return true;
+  }
+  // A run whose read-back differs from what was stored (a store-path fault, CORRECT mode):
+  // stored again, counted and recorded. inside(j): column j of the run is in C.
+  template <class Inside>
+  __device__ __forceinline__ static void store_again(const abft::FtParams& ft, const TileSpan& t,
+                                                     int r, float* dst, int64_t ldc,
+                                                     const float (&v)[kRun], Inside inside) {
+#pragma unroll
+    for (int j = 0; j < kRun; ++j)
+      if (inside(j)) store_cg(dst + j * ldc, v[j]);
+    atomicAdd(&ft.stats->detected, 1ull);
+    atomicAdd(&ft.stats->recomputed, 1ull);
+    record(ft, t, t.m0 + r, -1, abft::kKStepEpilogue, 0.0f, abft::kActionRecomputed);
+  }
+
   // The epilogue from the tile in shared memory, checked before anything is stored. Thread
   // items are runs of kRun columns of one row (a warp: 32 consecutive rows, so each C access
   // is a 128-byte line); for each run: out = alpha acc + beta C, whose sum must match
@@ -696,17 +753,7 @@ struct FtBlock {
         }
       };
       make_out();
-      if (num_faults > 0) {
-        for (int f = 0; f < num_faults; ++f) {
-          const abft::FaultSpec& fs = ft.faults[f];
-          if (fs.k_step != abft::kKStepEpilogue || fs.target != abft::kTargetAccumulator) continue;
-          if (fs.row - t.m0 != r) continue;
-          const int64_t c = fs.col - t.n0 - c0;
-#pragma unroll
-          for (int j = 0; j < kRun; ++j)
-            if (c == j && inside(j)) v[j] = abft::apply_fault(v[j], fs.kind, fs.bit, fs.value);
-        }
-      }
+      if (num_faults > 0) inject_epilogue_faults(ft, t, r, c0, v, inside);
       float out_parts[4] = {};
 #pragma unroll
       for (int j = 0; j < kRun; ++j)
@@ -721,26 +768,9 @@ struct FtBlock {
       if (isfinite(expect) && isfinite(s_magnitude) &&
           abft::exceeds(residual, abft::rounding_bound(s_magnitude, 4, kRun))) {
         // Not located within the run: the run is computed again (CORRECT mode).
-        abft::FtDeviceStats* st = ft.stats;
-        atomicAdd(&st->detected, 1ull);
-        if (correct) atomicAdd(&st->recomputed, 1ull);
-        record(ft, t, t.m0 + r, -1, abft::kKStepEpilogue, residual,
-               correct ? abft::kActionRecomputed : abft::kActionReported);
-        if (correct) {
-          // The run again from the tile and the old C (still in memory), element by element,
-          // stored and read back as it goes. Rolled and scalar: a second unrolled copy of
-          // the run made ptxas spill inside the main loop (measured).
-#pragma unroll 1
-          for (int j = 0; j < kRun && inside(j); ++j) {
-            const float o = alpha * acc_row[j];
-            const float out = read_d ? fmaf(beta, dst[j * ldc], o) : o;
-            for (int tries = 0; tries < 2; ++tries) {
-              store_cg(dst + j * ldc, out);
-              if (__float_as_uint(load_cg(dst + j * ldc)) == __float_as_uint(out)) break;
-            }
-          }
+        if (bad_run(ft, t, r, residual, acc_row, dst, ldc, alpha, beta, read_d,
+                    min(kRun, t.cols_left - c0)))
           continue;
-        }
       }
 #pragma unroll
       for (int j = 0; j < kRun; ++j)
@@ -760,14 +790,108 @@ struct FtBlock {
         for (int j = 0; j < kGroup; ++j) diff |= __float_as_uint(back[j]) ^ __float_as_uint(v[j0 + j]);
       }
       const bool differs = diff != 0;
-      if (differs && correct) {  // a store-path fault: the run goes out again
+      if (differs && correct) store_again(ft, t, r, dst, ldc, v, inside);
+    }
+  }
+
+  // epilogue() for a call whose tiles are all whole (the interior kernel): no bound per
+  // column, and addresses that go from column to column by adding ldc. (epilogue() with
+  // its bounds and a product j ldc per address ran ~1500 instructions per run, 70 % of what
+  // the fast kernel executes after its loop at 4096^3: ncu source counters,
+  // docs/perf-notes.md FT-13. It stays as it is: the same changes there made ptxas allocate
+  // the main loop of the general-tile kernels worse, with spills.) The sums of magnitude are
+  // |alpha| sum |acc| + |beta| sum |C|, S of the run's bound (abft::rounding_bound; their
+  // rounding is within that bound's (1 + gamma) factor), and the old C is read only when
+  // beta is not 0.
+  __device__ __forceinline__ static void whole_tiles_epilogue(const float* smem,
+                                                              const GemmParams<float>& p,
+                                                              const TileSpan& t, float alpha) {
+    const int tid = fresh_tid();
+    const float beta = read_scalar_again(p.beta);
+    const bool read_d = beta != 0.0f;
+    const int64_t ldc = p.ldc;  // locals, as in epilogue()
+    float* const C = p.C + t.m0 + t.n0 * ldc;
+    const abft::FtParams& ft = p.ft;
+    const int num_faults = ft.num_faults;
+    const bool correct = ft.mode == abft::FtMode::kCorrect;
+    if (tid == 0) atomicAdd(&ft.stats->checks, 1ull);
+    for (int item = tid; item < MTB * kRuns; item += kThreads) {
+      const int r = item % MTB, c0 = (item / MTB) * kRun;
+      const float* acc_row = smem + r * kLdT + c0;
+      float* const dst = C + r + c0 * ldc;
+      // v: the old C, then out in place (as in epilogue()).
+      float v[kRun];
+      // Each sum in four parts (element j in part j % 4), added at the end.
+      float s_acc[4] = {}, s_acc_abs[4] = {}, s_old[4] = {}, s_old_abs[4] = {};
+      auto total = [](const float (&x)[4]) { return (x[0] + x[1]) + (x[2] + x[3]); };
+      auto make_out = [&]() {
+        if (read_d) {
+          const float* src = dst;
 #pragma unroll
-        for (int j = 0; j < kRun; ++j)
-          if (inside(j)) store_cg(dst + j * ldc, v[j]);
-        atomicAdd(&ft.stats->detected, 1ull);
-        atomicAdd(&ft.stats->recomputed, 1ull);
-        record(ft, t, t.m0 + r, -1, abft::kKStepEpilogue, 0.0f, abft::kActionRecomputed);
+          for (int j = 0; j < kRun; ++j, src += ldc) v[j] = *src;
+#pragma unroll
+          for (int j = 0; j < kRun; ++j) {
+            s_old[j % 4] += v[j];
+            s_old_abs[j % 4] += fabsf(v[j]);
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < kRun; j += 4) {
+          const float4 a4 = *reinterpret_cast<const float4*>(acc_row + j);
+          const float a[4] = {a4.x, a4.y, a4.z, a4.w};
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const float x = a[q];
+            s_acc[q] += x;
+            s_acc_abs[q] += fabsf(x);
+            const float o = alpha * x;
+            v[j + q] = read_d ? fmaf(beta, v[j + q], o) : o;
+          }
+        }
+      };
+      make_out();
+      // Never true in the fast kernel, the only caller (calls with faults run the general
+      // one); without this line, though, ptxas allocated the main loop's registers worse:
+      // 700 / 794 / 524 FFMAs of 1024 with two reads in one bank (NN / NT / TN) against
+      // 299 / 263 / 272 (scripts/sass-bank-conflicts).
+      if (num_faults > 0) inject_epilogue_faults(ft, t, r, c0, v, [](int) { return true; });
+      float out_parts[4] = {};
+#pragma unroll
+      for (int j = 0; j < kRun; ++j)
+        out_parts[j % 4] += v[j];
+      const float s_out = total(out_parts), sum_acc = total(s_acc), sum_old = total(s_old);
+      const float s_magnitude =
+          fabsf(alpha) * total(s_acc_abs) + (read_d ? fabsf(beta) * total(s_old_abs) : 0.0f);
+      const float expect = read_d ? fmaf(beta, sum_old, alpha * sum_acc) : alpha * sum_acc;
+      const float residual = expect - s_out;
+      // As in epilogue(): non-finite expectations are not checked, k_done = 4 covers the
+      // roundings, and a bad run is computed again.
+      if (isfinite(expect) && isfinite(s_magnitude) &&
+          abft::exceeds(residual, abft::rounding_bound(s_magnitude, 4, kRun))) {
+        if (bad_run(ft, t, r, residual, acc_row, dst, ldc, alpha, beta, read_d, kRun))
+          continue;
       }
+      {
+        float* d = dst;
+#pragma unroll
+        for (int j = 0; j < kRun; ++j, d += ldc)
+          store_cg(d, v[j]);
+      }
+      // The read-back, as in epilogue(): a group's loads all go out before any comparison.
+      constexpr int kGroup = 16;
+      unsigned diff = 0;
+      const float* back_at = dst;
+#pragma unroll
+      for (int j0 = 0; j0 < kRun; j0 += kGroup) {
+        float back[kGroup];
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j, back_at += ldc)
+          back[j] = load_cg(back_at);
+#pragma unroll
+        for (int j = 0; j < kGroup; ++j) diff |= __float_as_uint(back[j]) ^ __float_as_uint(v[j0 + j]);
+      }
+      const bool differs = diff != 0;
+      if (differs && correct) store_again(ft, t, r, dst, ldc, v, [](int) { return true; });
     }
   }
 };

@@ -226,7 +226,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
       if (Ft::fresh_tid() == 0) p.ft.redo_tiles[atomicAdd(p.ft.redo_count, 1)] = Ft::fresh_block();
       return;
     }
-    Ft::epilogue(smem, p, span, read_scalar_again(p.alpha));
+    if constexpr (kInterior)
+      Ft::whole_tiles_epilogue(smem, p, span, read_scalar_again(p.alpha));
+    else
+      Ft::epilogue(smem, p, span, read_scalar_again(p.alpha));
   } else {
     // Verify intervals, faults to inject, and the redo pass: the K loop in chunks from the
     // loop state, each chunk followed by its check; a tile whose check cannot locate its
