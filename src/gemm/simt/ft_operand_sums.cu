@@ -24,7 +24,7 @@ struct SumJob {
   int64_t len;   // extent of i: m for A, n for B
   int64_t k;     // extent of k
   bool contig;
-  bool vec;      // strided groups: x and ldx allow 16-byte loads (strided_sums_vec)
+  bool vec;      // strided groups: x and ldx allow 16-byte loads (strided_sums<4>)
   FtGroupShape shape;  // the groups; a contiguous group's width is best a multiple of 32
   int64_t segs;  // groups over all tiles
   float* out;
@@ -80,98 +80,67 @@ __device__ void contiguous_sums(const SumJob& j, int64_t ld, int64_t block) {
   }
 }
 
-// Strided segments: a block owns 32 consecutive k (lane = k, 128-byte lines) and warp w adds
-// the segment's elements i = i0 + w, i0 + w + kWarps, ...; the warps' partials are then added
-// in warp order (the same every run). Eight warps per k keep enough loads in flight: one
-// thread walking the whole segment (up to 256 dependent loads) took twice as long (measured).
-// Each warp issues up to kStridedInFlight of its loads together (all 16 of a 128-wide
-// segment), masked at the segment's end, as contiguous_sums does.
+// Strided segments: a block owns 32 kLaneK consecutive k, lane l the kLaneK from kLaneK l
+// (kLaneK = 1: 128-byte lines; 4: one 16-byte load each, 512-byte lines and a quarter of the
+// load instructions, where x and ldx allow), and warp w adds the segment's elements
+// i = i0 + w, i0 + w + kWarps, ...; the warps' partials are then added in warp order (the
+// same every run, and the same bits for either kLaneK). Eight warps per k keep enough loads
+// in flight: one thread walking the whole segment (up to 256 dependent loads) took twice as
+// long (measured). Each warp issues up to kStridedInFlight of its loads together (all 16 of a
+// 128-wide segment), masked at the segment's end, as contiguous_sums does.
 constexpr int kStridedInFlight = 16;
-__device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
-  __shared__ float partial[kWarps][32];
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t s = block / j.blocks_per_seg;
-  const int64_t k = (block % j.blocks_per_seg) * 32 + lane;
-  float sum = 0.0f;
-  if (k < j.k) {
-    const int64_t i0 = s * j.shape.width;
-    const int64_t i_end = min(j.len, i0 + j.shape.width);
-    const float* x = j.x + k;
-    for (int64_t base = i0 + warp; base < i_end; base += kWarps * kStridedInFlight) {
-      float v[kStridedInFlight];
-#pragma unroll
-      for (int r = 0; r < kStridedInFlight; ++r) {
-        const int64_t i = base + kWarps * r;
-        v[r] = i < i_end ? __ldg(x + i * j.ldx) : 0.0f;
-      }
-#pragma unroll
-      for (int r = 0; r < kStridedInFlight; ++r) sum += v[r];
+
+// The `valid` (at most kLaneK) elements at src, zeros after them.
+template <int kLaneK>
+__device__ __forceinline__ void load_lane(const float* src, int64_t valid, float (&v)[kLaneK]) {
+  if constexpr (kLaneK == 4) {
+    if (valid == 4) {
+      const float4 q = __ldg(reinterpret_cast<const float4*>(src));
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+      return;
     }
   }
-  partial[warp][lane] = sum;
-  __syncthreads();
-  if (warp == 0 && k < ld) {
-    float total = partial[0][lane];
 #pragma unroll
-    for (int w = 1; w < kWarps; ++w) total += partial[w][lane];
-    j.out[s * ld + k] = total;
-  }
+  for (int e = 0; e < kLaneK; ++e) v[e] = e < valid ? __ldg(src + e) : 0.0f;
 }
 
-// strided_sums with 16-byte loads: lane l owns k 4 l .. 4 l + 3 of the block's 128 (512-byte
-// lines, a quarter of the load instructions), the same warps, elements and order: the same
-// sums bit for bit. A whole 128-wide segment is 16 loads of 16 bytes per lane in flight.
-constexpr int kVecK = 128;
-__device__ void strided_sums_vec(const SumJob& j, int64_t ld, int64_t block) {
-  __shared__ float4 partial[kWarps][32];
+template <int kLaneK>
+__device__ void strided_sums(const SumJob& j, int64_t ld, int64_t block) {
+  __shared__ float partial[kWarps][32][kLaneK];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t s = block / j.blocks_per_seg;
-  const int64_t k = (block % j.blocks_per_seg) * kVecK + 4 * lane;
-  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  const int64_t k = (block % j.blocks_per_seg) * 32 * kLaneK + kLaneK * lane;
+  float sum[kLaneK] = {};
   if (k < j.k) {
     const int64_t i0 = s * j.shape.width;
     const int64_t i_end = min(j.len, i0 + j.shape.width);
-    const int64_t k_valid = min(int64_t{4}, j.k - k);
+    const int64_t k_valid = min(int64_t{kLaneK}, j.k - k);  // the last k of the matrix
     const float* x = j.x + k;
     for (int64_t base = i0 + warp; base < i_end; base += kWarps * kStridedInFlight) {
-      float4 v[kStridedInFlight];
+      float v[kStridedInFlight][kLaneK];
 #pragma unroll
       for (int r = 0; r < kStridedInFlight; ++r) {
         const int64_t i = base + kWarps * r;
-        const float* src = x + i * j.ldx;
-        if (i >= i_end) {
-          v[r] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        } else if (k_valid == 4) {
-          v[r] = __ldg(reinterpret_cast<const float4*>(src));
-        } else {  // the last k of the matrix: the loads stop at K
-          v[r].x = __ldg(src);
-          v[r].y = k_valid > 1 ? __ldg(src + 1) : 0.0f;
-          v[r].z = k_valid > 2 ? __ldg(src + 2) : 0.0f;
-          v[r].w = 0.0f;
-        }
+        load_lane<kLaneK>(x + i * j.ldx, i < i_end ? k_valid : 0, v[r]);
       }
 #pragma unroll
-      for (int r = 0; r < kStridedInFlight; ++r) {
-        sum.x += v[r].x;
-        sum.y += v[r].y;
-        sum.z += v[r].z;
-        sum.w += v[r].w;
-      }
+      for (int r = 0; r < kStridedInFlight; ++r)
+#pragma unroll
+        for (int e = 0; e < kLaneK; ++e) sum[e] += v[r][e];
     }
   }
-  partial[warp][lane] = sum;
-  __syncthreads();
-  if (warp == 0 && k < ld) {  // ld is a multiple of 4: the lane's four k are all below it
-    float4 total = partial[0][lane];
 #pragma unroll
-    for (int w = 1; w < kWarps; ++w) {
-      const float4 p = partial[w][lane];
-      total.x += p.x;
-      total.y += p.y;
-      total.z += p.z;
-      total.w += p.w;
+  for (int e = 0; e < kLaneK; ++e) partial[warp][lane][e] = sum[e];
+  __syncthreads();
+  // ld is a multiple of 4: with kLaneK = 4 the lane's k are all below it when the first is.
+  if (warp == 0 && k < ld) {
+#pragma unroll
+    for (int e = 0; e < kLaneK; ++e) {
+      float total = partial[0][lane][e];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) total += partial[w][lane][e];
+      j.out[s * ld + k + e] = total;
     }
-    *reinterpret_cast<float4*>(j.out + s * ld + k) = total;
   }
 }
 
@@ -214,9 +183,9 @@ __global__ void __launch_bounds__(kThreads) operand_sums_kernel(const __grid_con
   else if (j.contig)
     contiguous_sums(j, a.ld, block);
   else if (j.vec)
-    strided_sums_vec(j, a.ld, block);
+    strided_sums<4>(j, a.ld, block);
   else
-    strided_sums(j, a.ld, block);
+    strided_sums<1>(j, a.ld, block);
 }
 
 // tile: MTB (A) or NTB (B); the groups of every tile that starts below len.
@@ -237,7 +206,7 @@ SumJob make_job(const float* x, int64_t ldx, int64_t len, int64_t k, const FtGro
     j.blocks = (j.segs * ld + kThreads - 1) / kThreads;
   } else {
     j.blocks_per_seg = contig  ? (ld + kWarps * kKPerWarp - 1) / (kWarps * kKPerWarp)
-                       : j.vec ? (ld + kVecK - 1) / kVecK
+                       : j.vec ? (ld + 4 * 32 - 1) / (4 * 32)
                                : (ld + 31) / 32;
     j.blocks = j.blocks_per_seg * j.segs;
   }
