@@ -52,6 +52,7 @@
 #include <cstdint>
 
 #include "abft/ft_check.h"
+#include "common/grid_limits.h"
 
 namespace aegis::abft {
 
@@ -636,7 +637,7 @@ cudaError_t launch_block_sums(MatView X, int64_t rows, int64_t c0, int64_t cols,
   const int64_t gx = X.trans ? ceil_div(cols, kThreads) : ceil_div(cols, kWarps);
   if (gx > INT32_MAX) return cudaErrorInvalidConfiguration;
   const dim3 grid(static_cast<unsigned>(gx),
-                  static_cast<unsigned>(std::min<int64_t>(blocks, 65535)));
+                  static_cast<unsigned>(std::min<int64_t>(blocks, kMaxGridDimY)));
   if (X.trans)
     block_sums_kernel<true><<<grid, kThreads, 0, stream>>>(X, rows, c0, cols, tb, s, scale_by_s,
                                                            out, out_abs, out_ld);
@@ -652,7 +653,7 @@ cudaError_t launch_product(const float* L, const float* Labs, int64_t T, int64_t
   const int64_t gx = ceil_div(lines, kProdL);
   if (gx > INT32_MAX) return cudaErrorInvalidConfiguration;
   const dim3 grid(static_cast<unsigned>(gx),
-                  static_cast<unsigned>(std::min<int64_t>(ceil_div(T, kProdT), 65535)));
+                  static_cast<unsigned>(std::min<int64_t>(ceil_div(T, kProdT), kMaxGridDimY)));
   if (Y.trans)
     checksum_product_kernel<true><<<grid, kThreads, 0, stream>>>(L, Labs, T, l_ld, kc, Y, lines, k0,
                                                                  alpha, out, mag, out_ld);
@@ -761,7 +762,7 @@ cudaError_t run_nonfused_sgemm(const GemmParams<float>& p, bool trans_a, bool tr
     const int64_t w = std::min(panel, p.n - j0);
     if (keep_cold) {
       const dim3 grid(static_cast<unsigned>(ceil_div(p.m, kThreads)),
-                      static_cast<unsigned>(std::min<int64_t>(w, 65535)));
+                      static_cast<unsigned>(std::min<int64_t>(w, kMaxGridDimY)));
       copy_cold_kernel<<<grid, kThreads, 0, stream>>>(p.C, p.ldc, p.m, j0, w, p.beta, scratch);
       if ((err = cudaGetLastError()) != cudaSuccess) return err;
     }

@@ -21,6 +21,7 @@
 #include <algorithm>
 
 #include "blas2/blas2_common.cuh"
+#include "common/grid_limits.h"
 
 namespace aegis::blas2 {
 
@@ -352,7 +353,7 @@ struct GemvT {
     }
     // Panel-major (see the kernel): split chunks in x, panels in y and z.
     const int64_t panel_count = panels(call);
-    const int64_t gy = std::min<int64_t>(panel_count, 65535);
+    const int64_t gy = std::min<int64_t>(panel_count, kMaxGridDimY);
     const dim3 grid(unsigned(split), unsigned(gy), unsigned((panel_count + gy - 1) / gy));
     const dim3 block(32, Q);
     constexpr bool kComplex = ScalarTraits<T>::kComplex;

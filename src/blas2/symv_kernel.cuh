@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "blas2/blas2_common.cuh"
+#include "common/grid_limits.h"
 
 namespace aegis::blas2 {
 
@@ -514,7 +515,7 @@ struct SymvFamily {
     p.col_parts = static_cast<T*>(plan.workspace);
     p.row_parts = p.col_parts + nt * p.chunks_max * NB;
     // Checked before anything is launched, so that a refused call leaves y as it was.
-    if (nt > 65535) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
+    if (nt > kMaxGridDimY) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
     if (p.atomic) {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;

@@ -9,6 +9,7 @@
 
 #include "common/context.h"
 #include "common/errors.h"
+#include "common/grid_limits.h"
 #include "common/scratch.h"
 #include "dispatch/tuning_table.h"
 
@@ -48,8 +49,6 @@ const Blas2Table kTables[] = {
 
 // Thread blocks per SM the split aims at (level-2 blocks are 128-256 threads: 8-16 fit).
 constexpr int64_t kBlocksPerSm = 8;
-// Largest grid.y.
-constexpr int64_t kMaxGridY = 65535;
 
 bool instance_serves(const Blas2Instance& inst, const char* routine_key) {
   const size_t n = std::strlen(routine_key);
@@ -63,10 +62,10 @@ int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Cal
   const int64_t units = std::max<int64_t>(1, inst.split_units(call));
   if (inst.family == Family::Symv || inst.family == Family::Hemv) {
     v = std::min(v, units);                                      // tiles per block <= tiles
-    v = std::max(v, (units + kMaxGridY - 1) / kMaxGridY);        // grid.y limit
+    v = std::max(v, (units + kMaxGridDimY - 1) / kMaxGridDimY);        // grid.y limit
     return int(v);
   }
-  v = std::min({v, units, kMaxGridY});
+  v = std::min({v, units, kMaxGridDimY});
   // The ordered reduction counts arrivals per panel; too many panels: no split (the grid
   // fills the GPU anyway).
   if (h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && inst.panel_count(call) > h.blas2_counter_count)

@@ -1,5 +1,6 @@
 #include "gemm/simt/ft_checksums.h"
 
+#include "common/grid_limits.h"
 #include <algorithm>
 
 #include "gemm/simt/ft_operand_sums.h"
@@ -24,7 +25,7 @@ const SgemmInstance& reference_instance(int64_t width) {
 }
 
 // Grid y of one launch.
-constexpr int64_t kMaxPiecesPerLaunch = 65535;
+constexpr int64_t kMaxPiecesPerLaunch = kMaxGridDimY;
 
 // out[s * rows * width + i + j * rows] = sum over piece s of K of op(X)(i, k) sums[j * ld + k]:
 // op(X)(i, k) is X[i + k ldx], or X[k + i ldx] when trans_x.

@@ -21,6 +21,7 @@
 
 #include "common/cp_async.cuh"
 #include "common/dependent_launch.cuh"
+#include "common/grid_limits.h"
 #include "gemm/simt/read_scalar.cuh"
 
 namespace aegis::gemm::simt {
@@ -332,7 +333,7 @@ __global__ void __launch_bounds__(128, kNI == 4 ? 3 : 2)
 }
 
 // Grid y of one launch.
-constexpr int kMaxPiecesPerLaunch = 65535;
+constexpr int kMaxPiecesPerLaunch = static_cast<int>(kMaxGridDimY);
 
 template <bool kTransX, bool kVecX, int kNI>
 cudaError_t launch_typed(const float* X, int64_t ldx, int64_t rows, const float* sums,

@@ -1,5 +1,6 @@
 // Split-K reduction and the C = beta * C path, shared by every SIMT GEMM configuration.
 #include "common/dependent_launch.cuh"
+#include "common/grid_limits.h"
 #include "gemm/simt/gemm_params.h"
 #include "gemm/simt/read_scalar.cuh"
 
@@ -79,7 +80,7 @@ cudaError_t launch_splitk_reduce(const GemmParams<float>& p, int num_partials,
   const int ty = kThreads / tx;
   const int64_t blocks_x = (quads + tx - 1) / tx;
   const int64_t col_blocks = (p.n + ty - 1) / ty;
-  const int64_t blocks_y = col_blocks < 65535 ? col_blocks : 65535;
+  const int64_t blocks_y = col_blocks < kMaxGridDimY ? col_blocks : kMaxGridDimY;
   if (blocks_x > 0x7fffffff) return cudaErrorInvalidConfiguration;
 
   // A programmatic dependent of the GEMM: it waits for the partial sums in the kernel.

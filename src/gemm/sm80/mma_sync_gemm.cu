@@ -13,6 +13,7 @@
 // costs nothing in the inner loop.
 #include "gemm/sm80/mma_sync_gemm.h"
 #include "common/cp_async.cuh"
+#include "common/grid_limits.h"
 #include "gemm/tc/tc_scalar.cuh"
 
 #include <cuda_bf16.h>
@@ -430,7 +431,7 @@ cudaError_t launch_typed(const TcGemmParams& p, cudaStream_t stream) {
   const int64_t tiles_n = (p.n + kBlockMN - 1) / kBlockMN;
   // Grid limits (x < 2^31, y < 2^16); the kernel strides over the tiles beyond them.
   const dim3 grid(static_cast<unsigned>(tiles_m < INT_MAX ? tiles_m : INT_MAX),
-                  static_cast<unsigned>(tiles_n < 65535 ? tiles_n : 65535));
+                  static_cast<unsigned>(tiles_n < kMaxGridDimY ? tiles_n : kMaxGridDimY));
   gemm_mma_sync_kernel<T, kTransA, kTransB><<<grid, kThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }

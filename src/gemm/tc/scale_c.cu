@@ -4,6 +4,7 @@
 // not survive); beta = 1 leaves C untouched without a pass over memory.
 #include "gemm/tc/scale_c.h"
 #include "gemm/tc/tc_scalar.cuh"
+#include "common/grid_limits.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -17,7 +18,6 @@ namespace {
 constexpr int kThreads = 256;
 // Enough blocks to fill any current GPU many times over; larger matrices are grid-strided.
 constexpr int64_t kMaxBlocks = 16384;
-constexpr int64_t kMaxGridY = 65535;
 
 __device__ __forceinline__ float load_as_float(const float* p) { return *p; }
 __device__ __forceinline__ float load_as_float(const __half* p) { return __half2float(*p); }
@@ -54,7 +54,7 @@ cudaError_t launch_typed(const TcGemmParams& p, cudaStream_t stream) {
   const int64_t grid_x = row_blocks < kMaxBlocks ? row_blocks : kMaxBlocks;
   const int64_t y_budget = kMaxBlocks / grid_x;  // >= 1
   int64_t grid_y = p.n < y_budget ? p.n : y_budget;
-  if (grid_y > kMaxGridY) grid_y = kMaxGridY;
+  if (grid_y > kMaxGridDimY) grid_y = kMaxGridDimY;
   const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y));
   scale_c_kernel<TC><<<grid, kThreads, 0, stream>>>(static_cast<TC*>(p.C), p.m, p.n, p.ldc,
                                                     p.beta);
