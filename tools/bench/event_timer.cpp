@@ -9,7 +9,13 @@ namespace aegis::bench {
 
 TimingStats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
                            const std::function<void(int64_t)>& enqueue) {
-  int64_t call_index = 0;
+  return summarize_times(time_runs_on_stream(stream, plan, enqueue));
+}
+
+std::vector<double> time_runs_on_stream(cudaStream_t stream, const TimingPlan& plan,
+                                        const std::function<void(int64_t)>& enqueue,
+                                        int64_t first_call_index) {
+  int64_t call_index = first_call_index;
   for (int i = 0; i < plan.warmup_runs; ++i) enqueue(call_index++);
 
   std::vector<double> times_ms;
@@ -39,9 +45,13 @@ TimingStats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
       AEGIS_BENCH_CHECK_CUDA(cudaEventDestroy(stops[i]));
     }
   } while (measured_ms < plan.min_time_ms && int(times_ms.size()) < plan.max_runs);
+  return times_ms;
+}
 
-  std::sort(times_ms.begin(), times_ms.end());
+TimingStats summarize_times(std::vector<double> times_ms) {
   TimingStats stats;
+  if (times_ms.empty()) return stats;
+  std::sort(times_ms.begin(), times_ms.end());
   stats.runs = int(times_ms.size());
   size_t middle = times_ms.size() / 2;
   stats.median_ms =

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace aegis::bench {
 
@@ -28,6 +29,15 @@ struct TimingStats {
 // calls together so that the caller can rotate operand sets with it.
 TimingStats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
                            const std::function<void(int64_t call_index)>& enqueue);
+
+// The same runs as time_on_stream, each run's time in ms, for callers that pool the runs of
+// several timing rounds; call_index starts at `first_call_index`.
+std::vector<double> time_runs_on_stream(cudaStream_t stream, const TimingPlan& plan,
+                                        const std::function<void(int64_t call_index)>& enqueue,
+                                        int64_t first_call_index = 0);
+
+// Median, minimum and maximum of run times (all zero for no runs).
+TimingStats summarize_times(std::vector<double> times_ms);
 
 // Calls `enqueue(i)` until at least `min_ms` of GPU time has passed (or `max_calls` calls),
 // untimed. For memory-bound calls on freshly filled buffers: on the H200 the first few

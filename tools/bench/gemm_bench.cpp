@@ -69,6 +69,7 @@ struct GemmOptions {
   std::vector<GemmOp> ops = {{AEGIS_OP_N, AEGIS_OP_N}};
   TimingPlan timing;
   bool reps_given = false;
+  int rounds = 2;  // --rounds: timing rounds per case, the library order reversed each round
   std::string json_path, csv_path;
   uint64_t seed = 1;
   double ceiling_gflops = kFfmaCeilingGflops;  // kTensorCeilingGflops for 16-bit operands
@@ -146,6 +147,11 @@ void print_gemm_usage(std::FILE* out) {
       "  --reps N              timed runs per library and shape (default 20)\n"
       "  --warmup N            untimed runs first (default 3)\n"
       "  --min-time-ms T       keep timing batches of N runs until T ms are measured\n"
+      "  --rounds R            time each case in R rounds of --reps runs per library, the\n"
+      "                        order reversed every round (aegis, cuBLAS, then cuBLAS, aegis,\n"
+      "                        ...) and all runs pooled into one median, so that a drift\n"
+      "                        during the case (the clock recovering after a power-capped\n"
+      "                        case) favours neither library (default 2; 1: aegis first)\n"
       "  --json FILE           write all results as JSON\n"
       "  --csv FILE            write all results as CSV\n"
       "  --seed S              seed of the random operands (default 1)\n"
@@ -243,6 +249,8 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
       options.reps_given = true;
     } else if (reader.is("--warmup")) {
       options.timing.warmup_runs = int(std::min<int64_t>(reader.integer(0), 100000));
+    } else if (reader.is("--rounds")) {
+      options.rounds = int(std::min<int64_t>(reader.integer(1), 1000));
     } else if (reader.is("--min-time-ms")) {
       options.timing.min_time_ms = reader.number(0);
     } else if (reader.is("--json")) {
@@ -361,12 +369,11 @@ OperandSets make_operand_sets(DeviceArena& arena, const GemmCase& gemm_case, int
   return operands;
 }
 
-// Checks one library on set 0, then times it over all sets if the result passed. The
-// checked call writes into a C of NaNs (all-ones bytes are NaN in every C type), so an
-// element the library never writes fails.
-void measure(const GemmCase& gemm_case, const OperandSets& operands, const GemmCheck& checker,
-             cudaStream_t stream, const TimingPlan& plan,
-             const std::function<void(int64_t set)>& call, LibraryRun& run) {
+// Checks one library on set 0. The checked call writes into a C of NaNs (all-ones bytes are
+// NaN in every C type), so an element the library never writes fails.
+void check_library(const GemmCase& gemm_case, const OperandSets& operands,
+                   const GemmCheck& checker, cudaStream_t stream,
+                   const std::function<void(int64_t set)>& call, LibraryRun& run) {
   const GemmShape& s = gemm_case.shape;
   AEGIS_BENCH_CHECK_CUDA(cudaMemsetAsync(
       operands.c[0], 0xFF, size_t(s.m * s.n) * element_bytes(operands.c_type), stream));
@@ -375,10 +382,65 @@ void measure(const GemmCase& gemm_case, const OperandSets& operands, const GemmC
   run.ran = true;
   run.verified = check.passed;
   run.max_error = check.max_error;
-  if (!run.verified) return;
-  run.timing =
-      time_on_stream(stream, plan, [&](int64_t call_index) { call(call_index % operands.count); });
-  run.gflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (run.timing.median_ms * 1e6);
+}
+
+// One verified library of a case (aegis under one FT setting, or cuBLAS) in the timing
+// rounds: its runs of every round are pooled into one median.
+struct TimedLibrary {
+  LibraryRun* run = nullptr;
+  std::function<void(int64_t set)> call;
+  std::function<void()> before;  // puts the handle in this library's setting
+  std::function<void()> after;   // collects what its calls left on the handle
+  std::vector<double> times_ms;
+  int64_t call_index = 0;        // over all rounds, so that the operand sets keep rotating
+};
+
+// Times the libraries in `rounds` rounds, each library --reps runs (after its warm-up) per
+// round, the order reversed every other round (A B, B A, A B, ...). Whatever drifts during a
+// case (the SM clock recovering from the power cap of the previous, larger case) then favours
+// neither library (measured: docs/perf-notes.md TC-9); one round is the order of the list.
+void time_in_rounds(std::vector<TimedLibrary>& libraries, int rounds, const GemmCase& gemm_case,
+                    const OperandSets& operands, cudaStream_t stream, const TimingPlan& plan) {
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < libraries.size(); ++i) {
+      TimedLibrary& library = libraries[round % 2 ? libraries.size() - 1 - i : i];
+      if (library.before) library.before();
+      std::vector<double> times = time_runs_on_stream(
+          stream, plan, [&](int64_t call_index) { library.call(call_index % operands.count); },
+          library.call_index);
+      library.call_index += plan.warmup_runs + int64_t(times.size());
+      library.times_ms.insert(library.times_ms.end(), times.begin(), times.end());
+      if (library.after) library.after();
+    }
+  }
+  const GemmShape& s = gemm_case.shape;
+  for (TimedLibrary& library : libraries) {
+    library.run->timing = summarize_times(library.times_ms);
+    library.run->gflops =
+        2.0 * double(s.m) * double(s.n) * double(s.k) / (library.run->timing.median_ms * 1e6);
+  }
+}
+
+// Adds the handle's FT statistics to `total` and zeroes them on the handle.
+void collect_ft_stats(aegisHandle_t handle, aegisFtStats_t& total) {
+  aegisFtStats_t part{};
+  AEGIS_BENCH_CHECK_AEGIS(handle, aegisGetFtStatsSync(handle, &part));
+  AEGIS_BENCH_CHECK_AEGIS(handle, aegisResetFtStats(handle));
+  total.calls += part.calls;
+  total.checks += part.checks;
+  total.detected += part.detected;
+  total.corrected += part.corrected;
+  total.recomputed += part.recomputed;
+  total.unrecovered += part.unrecovered;
+  total.nonfinite += part.nonfinite;
+  // The records are the last AEGIS_FT_MAX_RECORDS faults, oldest first.
+  const int64_t kept = std::min<int64_t>(total.record_count, AEGIS_FT_MAX_RECORDS);
+  const int64_t added = std::min<int64_t>(part.record_count, AEGIS_FT_MAX_RECORDS);
+  std::vector<aegisFaultRecord_t> records(total.records, total.records + kept);
+  records.insert(records.end(), part.records, part.records + added);
+  const size_t first = records.size() - std::min<size_t>(records.size(), AEGIS_FT_MAX_RECORDS);
+  std::copy(records.begin() + first, records.end(), total.records);
+  total.record_count += part.record_count;
 }
 
 std::string version_text(int version) {  // MAJOR * 10000 + MINOR * 100 + PATCH
@@ -563,6 +625,7 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
   json.field("suite", options.suite)
       .field("reps", options.timing.timed_runs)
       .field("warmup", options.timing.warmup_runs)
+      .field("rounds", int64_t(options.rounds))
       .field("min_time_ms", options.timing.min_time_ms)
       .field("seed", int64_t(options.seed))
       .field("ceiling", options.ceiling_gflops)
@@ -747,6 +810,7 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
   CaseOutcome outcome;
   // Without --ft aegis runs once, as the handle comes (FT off).
   const std::vector<FtSetting> settings = with_ft ? options.ft : std::vector<FtSetting>(1);
+  std::vector<const FtSetting*> row_settings;
   for (const FtSetting& setting : settings) {
     GemmResult row;
     row.gemm_case = gemm_case;
@@ -766,40 +830,66 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
       }
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, status);
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisResetFtStats(libs.aegis));
+      row.has_ft_stats = true;
     }
-    auto aegis_call = [&](int64_t set) {
+    outcome.rows.push_back(row);
+    row_settings.push_back(&setting);
+  }
+
+  // Check every library first, then time the verified ones in rounds. The rows are final
+  // here, so pointers into them stay valid.
+  std::vector<TimedLibrary> timed;
+  for (size_t i = 0; i < outcome.rows.size(); ++i) {
+    GemmResult& row = outcome.rows[i];
+    const FtSetting& setting = *row_settings[i];
+    TimedLibrary library;
+    library.run = &row.aegis;
+    library.call = [&gemm, &libs, &options, &row](int64_t set) {
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, gemm(set));
       AEGIS_BENCH_CHECK_AEGIS(libs.aegis, last_aegis_kernel(libs.aegis, options.dtype,
                                                             &row.aegis.kernel, &row.aegis.split_k));
     };
-    measure(gemm_case, operands, checker, libs.stream, options.timing, aegis_call, row.aegis);
+    if (with_ft) {
+      library.before = [&libs, &options, &setting] {
+        apply_ft_setting(libs, setting, options.ft_mode, options.ft_interval);
+      };
+      apply_ft_setting(libs, setting, options.ft_mode, options.ft_interval);
+    }
+    if (setting.on) library.after = [&libs, &row] { collect_ft_stats(libs.aegis, row.ft_stats); };
+    check_library(gemm_case, operands, checker, libs.stream, library.call, row.aegis);
+    if (library.after) library.after();
     // An override the kernel cannot honour on this call falls back silently: say so.
     if (!options.gemm_ex_config.empty() && row.aegis.kernel != options.gemm_ex_config)
       outcome.notes.push_back(format_text(
           "aegis-bench gemm: --gemm-ex-config %s cannot run %s; dispatch ran %s",
           options.gemm_ex_config.c_str(), gemm_case.text().c_str(),
           row.aegis.kernel.empty() ? "nothing" : row.aegis.kernel.c_str()));
-    if (setting.on) {
-      AEGIS_BENCH_CHECK_AEGIS(libs.aegis, aegisGetFtStatsSync(libs.aegis, &row.ft_stats));
-      row.has_ft_stats = true;
-      if (row.ft_stats.detected > 0)
-        outcome.notes.push_back(format_text(
-            "aegis-bench gemm: WARNING: FT '%s' detected %lld fault(s) in the clean runs of %s "
-            "(%lld calls): false positives or a faulty GPU",
-            setting.name.c_str(), (long long)row.ft_stats.detected, gemm_case.text().c_str(),
-            (long long)row.ft_stats.calls));
-    }
-    outcome.rows.push_back(row);
+    if (row.aegis.verified) timed.push_back(std::move(library));
   }
   if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0);  // back to FT off
 
   LibraryRun cublas;
   if (options.with_cublas) {
-    auto cublas_call = [&](int64_t set) {
+    TimedLibrary library;
+    library.run = &cublas;
+    library.call = [&](int64_t set) {
       AEGIS_BENCH_CHECK_CUBLAS(call_cublas(libs.cublas, operands.call(gemm_case, set)));
     };
-    measure(gemm_case, operands, checker, libs.stream, options.timing, cublas_call, cublas);
+    if (with_ft)  // the handle's FT setting does not matter to cuBLAS; FT off as before
+      library.before = [&] { apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0); };
+    check_library(gemm_case, operands, checker, libs.stream, library.call, cublas);
+    if (cublas.verified) timed.push_back(std::move(library));
   }
+  time_in_rounds(timed, options.rounds, gemm_case, operands, libs.stream, options.timing);
+  if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0);
+
+  for (const GemmResult& row : outcome.rows)
+    if (row.has_ft_stats && row.ft_stats.detected > 0)
+      outcome.notes.push_back(format_text(
+          "aegis-bench gemm: WARNING: FT '%s' detected %lld fault(s) in the clean runs of %s "
+          "(%lld calls): false positives or a faulty GPU",
+          row.ft.c_str(), (long long)row.ft_stats.detected, gemm_case.text().c_str(),
+          (long long)row.ft_stats.calls));
   const GemmResult* off_row = nullptr;
   for (const GemmResult& row : outcome.rows)
     if (with_ft && !row.has_ft_stats && row.aegis.verified) off_row = &row;
@@ -847,11 +937,12 @@ int run_gemm(const Invocation& invocation) {
 
   std::printf(
       "aegis-bench gemm: %s (%d SMs, L2 %.0f MiB, cc %s), aegis %s, cuBLAS %s, "
-      "%d timed runs after %d warm-up\n",
+      "%d timed runs after %d warm-up per library and round, %d round%s%s\n",
       device.name.c_str(), device.sm_count, double(device.l2_bytes) / (1 << 20),
       device.compute_capability().c_str(), version_text(aegisGetVersion()).c_str(),
       version_text(libs.cublas_version).c_str(), options.timing.timed_runs,
-      options.timing.warmup_runs);
+      options.timing.warmup_runs, options.rounds, options.rounds > 1 ? "s" : "",
+      options.rounds > 1 ? " in alternating order" : "");
   if (tensor)
     std::printf("types: A, B %s, C %s, FP32 accumulation (aegisGemmEx against cublasGemmEx); "
                 "aegis kernel %s\n",
