@@ -702,6 +702,30 @@ struct FtBlock {
     record(ft, t, t.m0 + r, -1, abft::kKStepEpilogue, 0.0f, abft::kActionRecomputed);
   }
 
+  // What both epilogues start from: beta (read again), C at the tile's corner, the FT mode;
+  // thread 0 counts the tile's check. Locals rather than p's fields: for all the compiler
+  // knows, a store to C may change p.
+  struct EpilogueFrame {
+    float beta;
+    bool read_d;  // beta != 0: the old C is read
+    int64_t ldc;
+    float* C;
+    int num_faults;
+    bool correct;
+  };
+  __device__ __forceinline__ static EpilogueFrame begin_epilogue(const GemmParams<float>& p,
+                                                                 const TileSpan& t, int tid) {
+    EpilogueFrame f;
+    f.beta = read_scalar_again(p.beta);
+    f.read_d = f.beta != 0.0f;
+    f.ldc = p.ldc;
+    f.C = p.C + t.m0 + t.n0 * f.ldc;
+    f.num_faults = p.ft.num_faults;
+    f.correct = p.ft.mode == abft::FtMode::kCorrect;
+    if (tid == 0) atomicAdd(&p.ft.stats->checks, 1ull);
+    return f;
+  }
+
   // The epilogue from the tile in shared memory, checked before anything is stored. Thread
   // items are runs of kRun columns of one row (a warp: 32 consecutive rows, so each C access
   // is a 128-byte line); for each run: out = alpha acc + beta C, whose sum must match
@@ -713,20 +737,13 @@ struct FtBlock {
   __device__ __forceinline__ static void epilogue(const float* smem, const GemmParams<float>& p,
                                                   const TileSpan& t, float alpha) {
     const int tid = fresh_tid();
-    const float beta = read_scalar_again(p.beta);
-    const bool read_d = beta != 0.0f;
-    // Locals rather than p's fields: for all the compiler knows, a store to C may change p.
-    const int64_t ldc = p.ldc;
-    float* const C = p.C + t.m0 + t.n0 * ldc;
+    const EpilogueFrame f = begin_epilogue(p, t, tid);
     const abft::FtParams& ft = p.ft;
-    const int num_faults = ft.num_faults;
-    const bool correct = ft.mode == abft::FtMode::kCorrect;
-    if (tid == 0) atomicAdd(&ft.stats->checks, 1ull);
     for (int item = tid; item < MTB * kRuns; item += kThreads) {
       const int r = item % MTB, c0 = (item / MTB) * kRun;
       if (r >= t.rows_left || c0 >= t.cols_left) continue;
       const float* acc_row = smem + r * kLdT + c0;
-      float* dst = C + r + c0 * ldc;
+      float* dst = f.C + r + c0 * f.ldc;
       auto inside = [&](int j) { return c0 + j < t.cols_left; };
       // v: the old C, then out in place (one array: the epilogue must not need more
       // registers than the main loop, measured: ptxas then spilled inside the loop).
@@ -736,7 +753,7 @@ struct FtBlock {
       auto total = [](const float (&x)[4]) { return (x[0] + x[1]) + (x[2] + x[3]); };
       auto make_out = [&]() {
 #pragma unroll
-        for (int j = 0; j < kRun; ++j) v[j] = read_d && inside(j) ? dst[j * ldc] : 0.0f;
+        for (int j = 0; j < kRun; ++j) v[j] = f.read_d && inside(j) ? dst[j * f.ldc] : 0.0f;
 #pragma unroll
         for (int j = 0; j < kRun; j += 4) {
           const float4 a4 = *reinterpret_cast<const float4*>(acc_row + j);
@@ -746,21 +763,21 @@ struct FtBlock {
             if (!inside(j + q)) continue;
             s_acc[q] += a[q];
             s_old[q] += v[j + q];
-            s_mag[q] += fabsf(alpha * a[q]) + fabsf(beta * v[j + q]);
+            s_mag[q] += fabsf(alpha * a[q]) + fabsf(f.beta * v[j + q]);
             const float o = alpha * a[q];
-            v[j + q] = read_d ? fmaf(beta, v[j + q], o) : o;
+            v[j + q] = f.read_d ? fmaf(f.beta, v[j + q], o) : o;
           }
         }
       };
       make_out();
-      if (num_faults > 0) inject_epilogue_faults(ft, t, r, c0, v, inside);
+      if (f.num_faults > 0) inject_epilogue_faults(ft, t, r, c0, v, inside);
       float out_parts[4] = {};
 #pragma unroll
       for (int j = 0; j < kRun; ++j)
         if (inside(j)) out_parts[j % 4] += v[j];
       const float s_out = total(out_parts), sum_acc = total(s_acc), sum_old = total(s_old);
       const float s_magnitude = total(s_mag);
-      const float expect = read_d ? fmaf(beta, sum_old, alpha * sum_acc) : alpha * sum_acc;
+      const float expect = f.read_d ? fmaf(f.beta, sum_old, alpha * sum_acc) : alpha * sum_acc;
       // Non-finite expectations come from the inputs: IEEE decides, nothing is checked (the
       // K-loop check already counted the tile's inputs).
       const float residual = expect - s_out;
@@ -768,13 +785,13 @@ struct FtBlock {
       if (isfinite(expect) && isfinite(s_magnitude) &&
           abft::exceeds(residual, abft::rounding_bound(s_magnitude, 4, kRun))) {
         // Not located within the run: the run is computed again (CORRECT mode).
-        if (bad_run(ft, t, r, residual, acc_row, dst, ldc, alpha, beta, read_d,
+        if (bad_run(ft, t, r, residual, acc_row, dst, f.ldc, alpha, f.beta, f.read_d,
                     min(kRun, t.cols_left - c0)))
           continue;
       }
 #pragma unroll
       for (int j = 0; j < kRun; ++j)
-        if (inside(j)) store_cg(dst + j * ldc, v[j]);
+        if (inside(j)) store_cg(dst + j * f.ldc, v[j]);
       // The read-back: a group's loads all go out before any comparison. (A short-circuit
       // `differs || load != v` made every load wait for the comparison before it: 64 round
       // trips to L2 in a row per thread, 3 % of the whole kernel at 4096^3, measured.)
@@ -785,12 +802,12 @@ struct FtBlock {
         float back[kGroup];
 #pragma unroll
         for (int j = 0; j < kGroup; ++j)
-          back[j] = inside(j0 + j) ? load_cg(dst + (j0 + j) * ldc) : v[j0 + j];
+          back[j] = inside(j0 + j) ? load_cg(dst + (j0 + j) * f.ldc) : v[j0 + j];
 #pragma unroll
         for (int j = 0; j < kGroup; ++j) diff |= __float_as_uint(back[j]) ^ __float_as_uint(v[j0 + j]);
       }
       const bool differs = diff != 0;
-      if (differs && correct) store_again(ft, t, r, dst, ldc, v, inside);
+      if (differs && f.correct) store_again(ft, t, r, dst, f.ldc, v, inside);
     }
   }
 
@@ -807,28 +824,22 @@ struct FtBlock {
                                                               const GemmParams<float>& p,
                                                               const TileSpan& t, float alpha) {
     const int tid = fresh_tid();
-    const float beta = read_scalar_again(p.beta);
-    const bool read_d = beta != 0.0f;
-    const int64_t ldc = p.ldc;  // locals, as in epilogue()
-    float* const C = p.C + t.m0 + t.n0 * ldc;
+    const EpilogueFrame f = begin_epilogue(p, t, tid);
     const abft::FtParams& ft = p.ft;
-    const int num_faults = ft.num_faults;
-    const bool correct = ft.mode == abft::FtMode::kCorrect;
-    if (tid == 0) atomicAdd(&ft.stats->checks, 1ull);
     for (int item = tid; item < MTB * kRuns; item += kThreads) {
       const int r = item % MTB, c0 = (item / MTB) * kRun;
       const float* acc_row = smem + r * kLdT + c0;
-      float* const dst = C + r + c0 * ldc;
+      float* const dst = f.C + r + c0 * f.ldc;
       // v: the old C, then out in place (as in epilogue()).
       float v[kRun];
       // Each sum in four parts (element j in part j % 4), added at the end.
       float s_acc[4] = {}, s_acc_abs[4] = {}, s_old[4] = {}, s_old_abs[4] = {};
       auto total = [](const float (&x)[4]) { return (x[0] + x[1]) + (x[2] + x[3]); };
       auto make_out = [&]() {
-        if (read_d) {
+        if (f.read_d) {
           const float* src = dst;
 #pragma unroll
-          for (int j = 0; j < kRun; ++j, src += ldc) v[j] = *src;
+          for (int j = 0; j < kRun; ++j, src += f.ldc) v[j] = *src;
 #pragma unroll
           for (int j = 0; j < kRun; ++j) {
             s_old[j % 4] += v[j];
@@ -845,7 +856,7 @@ struct FtBlock {
             s_acc[q] += x;
             s_acc_abs[q] += fabsf(x);
             const float o = alpha * x;
-            v[j + q] = read_d ? fmaf(beta, v[j + q], o) : o;
+            v[j + q] = f.read_d ? fmaf(f.beta, v[j + q], o) : o;
           }
         }
       };
@@ -854,27 +865,27 @@ struct FtBlock {
       // one); without this line, though, ptxas allocated the main loop's registers worse:
       // 700 / 794 / 524 FFMAs of 1024 with two reads in one bank (NN / NT / TN) against
       // 299 / 263 / 272 (scripts/sass-bank-conflicts).
-      if (num_faults > 0) inject_epilogue_faults(ft, t, r, c0, v, [](int) { return true; });
+      if (f.num_faults > 0) inject_epilogue_faults(ft, t, r, c0, v, [](int) { return true; });
       float out_parts[4] = {};
 #pragma unroll
       for (int j = 0; j < kRun; ++j)
         out_parts[j % 4] += v[j];
       const float s_out = total(out_parts), sum_acc = total(s_acc), sum_old = total(s_old);
       const float s_magnitude =
-          fabsf(alpha) * total(s_acc_abs) + (read_d ? fabsf(beta) * total(s_old_abs) : 0.0f);
-      const float expect = read_d ? fmaf(beta, sum_old, alpha * sum_acc) : alpha * sum_acc;
+          fabsf(alpha) * total(s_acc_abs) + (f.read_d ? fabsf(f.beta) * total(s_old_abs) : 0.0f);
+      const float expect = f.read_d ? fmaf(f.beta, sum_old, alpha * sum_acc) : alpha * sum_acc;
       const float residual = expect - s_out;
       // As in epilogue(): non-finite expectations are not checked, k_done = 4 covers the
       // roundings, and a bad run is computed again.
       if (isfinite(expect) && isfinite(s_magnitude) &&
           abft::exceeds(residual, abft::rounding_bound(s_magnitude, 4, kRun))) {
-        if (bad_run(ft, t, r, residual, acc_row, dst, ldc, alpha, beta, read_d, kRun))
+        if (bad_run(ft, t, r, residual, acc_row, dst, f.ldc, alpha, f.beta, f.read_d, kRun))
           continue;
       }
       {
         float* d = dst;
 #pragma unroll
-        for (int j = 0; j < kRun; ++j, d += ldc)
+        for (int j = 0; j < kRun; ++j, d += f.ldc)
           store_cg(d, v[j]);
       }
       // The read-back, as in epilogue(): a group's loads all go out before any comparison.
@@ -885,13 +896,13 @@ struct FtBlock {
       for (int j0 = 0; j0 < kRun; j0 += kGroup) {
         float back[kGroup];
 #pragma unroll
-        for (int j = 0; j < kGroup; ++j, back_at += ldc)
+        for (int j = 0; j < kGroup; ++j, back_at += f.ldc)
           back[j] = load_cg(back_at);
 #pragma unroll
         for (int j = 0; j < kGroup; ++j) diff |= __float_as_uint(back[j]) ^ __float_as_uint(v[j0 + j]);
       }
       const bool differs = diff != 0;
-      if (differs && correct) store_again(ft, t, r, dst, ldc, v, [](int) { return true; });
+      if (differs && f.correct) store_again(ft, t, r, dst, f.ldc, v, [](int) { return true; });
     }
   }
 };
