@@ -456,8 +456,12 @@ double median_of(std::vector<double> values) {
 }
 
 struct Summary {
-  double median_square_ratio = kNaN;  // squares 2048..16384
+  double median_square_ratio = kNaN;  // squares 2048..16384 (SGEMM's bar)
   int square_count = 0;
+  double median_large_square_ratio = kNaN;  // squares 4096..16384 (the tensor-core bar)
+  int large_square_count = 0;
+  double min_square_ratio = kNaN;  // the lowest of the squares 2048..16384
+  std::string min_square_case;
   double min_nonsquare_ratio = kNaN;
   std::string min_nonsquare_case;
   int failures = 0;
@@ -470,7 +474,7 @@ struct Summary {
 
 Summary summarize(const std::vector<GemmResult>& results) {
   Summary summary;
-  std::vector<double> square_ratios, overheads, square_overheads;
+  std::vector<double> square_ratios, large_square_ratios, overheads, square_overheads;
   for (const GemmResult& r : results) {
     summary.failures += (r.aegis.ran && !r.aegis.verified) +
                         (r.owns_cublas && r.cublas.ran && !r.cublas.verified);
@@ -484,6 +488,11 @@ Summary summarize(const std::vector<GemmResult>& results) {
     if (std::isnan(r.ratio)) continue;
     if (square_of_bar) {
       square_ratios.push_back(r.ratio);
+      if (s.m >= 4096) large_square_ratios.push_back(r.ratio);
+      if (summary.min_square_case.empty() || r.ratio < summary.min_square_ratio) {
+        summary.min_square_ratio = r.ratio;
+        summary.min_square_case = r.gemm_case.text();
+      }
     } else if (!s.is_square() &&
                (summary.min_nonsquare_case.empty() || r.ratio < summary.min_nonsquare_ratio)) {
       summary.min_nonsquare_ratio = r.ratio;
@@ -492,6 +501,8 @@ Summary summarize(const std::vector<GemmResult>& results) {
   }
   summary.square_count = int(square_ratios.size());
   summary.median_square_ratio = median_of(square_ratios);
+  summary.large_square_count = int(large_square_ratios.size());
+  summary.median_large_square_ratio = median_of(large_square_ratios);
   summary.ft_overhead_count = int(overheads.size());
   summary.median_ft_overhead = median_of(overheads);
   summary.square_ft_overhead_count = int(square_overheads.size());
@@ -576,6 +587,10 @@ void write_ft_stats_json(JsonWriter& json, const GemmResult& r) {
 void write_summary_fields(JsonWriter& json, const Summary& summary) {
   json.field("median_ratio_squares_2048_16384", summary.median_square_ratio)
       .field("squares_counted", summary.square_count)
+      .field("median_ratio_squares_4096_16384", summary.median_large_square_ratio)
+      .field("squares_4096_16384_counted", summary.large_square_count)
+      .field("min_ratio_squares_2048_16384", summary.min_square_ratio)
+      .field("min_ratio_square_case", summary.min_square_case)
       .field("min_ratio_nonsquare", summary.min_nonsquare_ratio)
       .field("min_ratio_nonsquare_case", summary.min_nonsquare_case);
 }
@@ -999,6 +1014,12 @@ int run_gemm(const Invocation& invocation) {
   auto print_ratios = [&](const Summary& of, const std::string& prefix) {
     std::printf("%smedian aegis/cuBLAS ratio over squares 2048-16384: %s (%d results)\n",
                 prefix.c_str(), ratio_text(of.median_square_ratio).c_str(), of.square_count);
+    std::printf("%smedian aegis/cuBLAS ratio over squares 4096-16384: %s (%d results)\n",
+                prefix.c_str(), ratio_text(of.median_large_square_ratio).c_str(),
+                of.large_square_count);
+    std::printf("%sminimum aegis/cuBLAS ratio over squares 2048-16384: %s%s%s\n", prefix.c_str(),
+                ratio_text(of.min_square_ratio).c_str(), of.min_square_case.empty() ? "" : " at ",
+                of.min_square_case.c_str());
     std::printf("%sminimum aegis/cuBLAS ratio over non-square shapes: %s%s%s\n", prefix.c_str(),
                 ratio_text(of.min_nonsquare_ratio).c_str(),
                 of.min_nonsquare_case.empty() ? "" : " at ", of.min_nonsquare_case.c_str());
