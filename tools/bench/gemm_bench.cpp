@@ -455,15 +455,25 @@ double median_of(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
+// The lowest ratio offered and the case it came from (empty before the first).
+struct LowestRatio {
+  double ratio = kNaN;
+  std::string at;
+  void offer(double r, const std::string& gemm_case) {
+    if (at.empty() || r < ratio) {
+      ratio = r;
+      at = gemm_case;
+    }
+  }
+};
+
 struct Summary {
   double median_square_ratio = kNaN;  // squares 2048..16384 (SGEMM's bar)
   int square_count = 0;
   double median_large_square_ratio = kNaN;  // squares 4096..16384 (the tensor-core bar)
   int large_square_count = 0;
-  double min_square_ratio = kNaN;  // the lowest of the squares 2048..16384
-  std::string min_square_case;
-  double min_nonsquare_ratio = kNaN;
-  std::string min_nonsquare_case;
+  LowestRatio lowest_square;  // of the squares 2048..16384
+  LowestRatio lowest_nonsquare;
   int failures = 0;
   double median_ft_overhead = kNaN;  // FT rows whose case also has an FT-off row
   int ft_overhead_count = 0;
@@ -489,14 +499,9 @@ Summary summarize(const std::vector<GemmResult>& results) {
     if (square_of_bar) {
       square_ratios.push_back(r.ratio);
       if (s.m >= 4096) large_square_ratios.push_back(r.ratio);
-      if (summary.min_square_case.empty() || r.ratio < summary.min_square_ratio) {
-        summary.min_square_ratio = r.ratio;
-        summary.min_square_case = r.gemm_case.text();
-      }
-    } else if (!s.is_square() &&
-               (summary.min_nonsquare_case.empty() || r.ratio < summary.min_nonsquare_ratio)) {
-      summary.min_nonsquare_ratio = r.ratio;
-      summary.min_nonsquare_case = r.gemm_case.text();
+      summary.lowest_square.offer(r.ratio, r.gemm_case.text());
+    } else if (!s.is_square()) {
+      summary.lowest_nonsquare.offer(r.ratio, r.gemm_case.text());
     }
   }
   summary.square_count = int(square_ratios.size());
@@ -589,10 +594,10 @@ void write_summary_fields(JsonWriter& json, const Summary& summary) {
       .field("squares_counted", summary.square_count)
       .field("median_ratio_squares_4096_16384", summary.median_large_square_ratio)
       .field("squares_4096_16384_counted", summary.large_square_count)
-      .field("min_ratio_squares_2048_16384", summary.min_square_ratio)
-      .field("min_ratio_square_case", summary.min_square_case)
-      .field("min_ratio_nonsquare", summary.min_nonsquare_ratio)
-      .field("min_ratio_nonsquare_case", summary.min_nonsquare_case);
+      .field("min_ratio_squares_2048_16384", summary.lowest_square.ratio)
+      .field("min_ratio_square_case", summary.lowest_square.at)
+      .field("min_ratio_nonsquare", summary.lowest_nonsquare.ratio)
+      .field("min_ratio_nonsquare_case", summary.lowest_nonsquare.at);
 }
 
 void write_json(const std::string& path, const Invocation& invocation, const DeviceInfo& device,
@@ -881,7 +886,6 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
           row.aegis.kernel.empty() ? "nothing" : row.aegis.kernel.c_str()));
     if (row.aegis.verified) timed.push_back(std::move(library));
   }
-  if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0);  // back to FT off
 
   LibraryRun cublas;
   if (options.with_cublas) {
@@ -890,11 +894,10 @@ CaseOutcome run_case(const GemmCase& gemm_case, size_t case_index, const GemmOpt
     library.call = [&](int64_t set) {
       AEGIS_BENCH_CHECK_CUBLAS(call_cublas(libs.cublas, operands.call(gemm_case, set)));
     };
-    if (with_ft)  // the handle's FT setting does not matter to cuBLAS; FT off as before
-      library.before = [&] { apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0); };
     check_library(gemm_case, operands, checker, libs.stream, library.call, cublas);
     if (cublas.verified) timed.push_back(std::move(library));
   }
+  // Each aegis row puts the handle in its FT setting (cuBLAS does not read it); back to FT off.
   time_in_rounds(timed, options.rounds, gemm_case, operands, libs.stream, options.timing);
   if (with_ft) apply_ft_setting(libs, kFtSettings[0], options.ft_mode, 0);
 
@@ -1011,18 +1014,19 @@ int run_gemm(const Invocation& invocation) {
   auto ratio_text = [](double ratio) {
     return std::isnan(ratio) ? std::string("n/a") : format_text("%.3f", ratio);
   };
+  auto print_lowest = [&](const std::string& prefix, const char* over, const LowestRatio& lowest) {
+    std::printf("%sminimum aegis/cuBLAS ratio over %s: %s%s%s\n", prefix.c_str(), over,
+                ratio_text(lowest.ratio).c_str(), lowest.at.empty() ? "" : " at ",
+                lowest.at.c_str());
+  };
   auto print_ratios = [&](const Summary& of, const std::string& prefix) {
     std::printf("%smedian aegis/cuBLAS ratio over squares 2048-16384: %s (%d results)\n",
                 prefix.c_str(), ratio_text(of.median_square_ratio).c_str(), of.square_count);
     std::printf("%smedian aegis/cuBLAS ratio over squares 4096-16384: %s (%d results)\n",
                 prefix.c_str(), ratio_text(of.median_large_square_ratio).c_str(),
                 of.large_square_count);
-    std::printf("%sminimum aegis/cuBLAS ratio over squares 2048-16384: %s%s%s\n", prefix.c_str(),
-                ratio_text(of.min_square_ratio).c_str(), of.min_square_case.empty() ? "" : " at ",
-                of.min_square_case.c_str());
-    std::printf("%sminimum aegis/cuBLAS ratio over non-square shapes: %s%s%s\n", prefix.c_str(),
-                ratio_text(of.min_nonsquare_ratio).c_str(),
-                of.min_nonsquare_case.empty() ? "" : " at ", of.min_nonsquare_case.c_str());
+    print_lowest(prefix, "squares 2048-16384", of.lowest_square);
+    print_lowest(prefix, "non-square shapes", of.lowest_nonsquare);
   };
   std::printf("\n");
   if (!with_ft) {
