@@ -130,24 +130,53 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
   tn = in_group / group_m;
 }
 
+// The order of a thread's FFMAs within one k step. It decides how often an FFMA finds one of
+// its operands in the operand reuse cache (the previous FFMA's operand in the same slot) and
+// so how many registers each FFMA reads from the two register banks (docs/perf-notes.md v12).
+enum class FmaOrder {
+  kBlocks,             // 4 x 4 blocks, row by row within a block
+  kColumnsSerpentine,  // the whole fragment column by column, rows alternating direction
+};
+
 // acc += (one k step of) the outer product of this thread's A and B fragments: FM x FN
 // blocks of 4 x 4, each float4 holding 4 rows of op(A) or 4 columns of op(B).
-template <int FM, int FN>
+template <FmaOrder kOrder = FmaOrder::kBlocks, int FM, int FN>
 __device__ __forceinline__ void fma_fragments(float (&acc)[FM * 4][FN * 4],
                                               const float4 (&frag_a)[FM],
                                               const float4 (&frag_b)[FN]) {
+  float a[FM * 4], b[FN * 4];
 #pragma unroll
-  for (int fi = 0; fi < FM; ++fi) {
-    const float a[4] = {frag_a[fi].x, frag_a[fi].y, frag_a[fi].z, frag_a[fi].w};
+  for (int f = 0; f < FM; ++f) {
+    a[f * 4 + 0] = frag_a[f].x;
+    a[f * 4 + 1] = frag_a[f].y;
+    a[f * 4 + 2] = frag_a[f].z;
+    a[f * 4 + 3] = frag_a[f].w;
+  }
 #pragma unroll
-    for (int fj = 0; fj < FN; ++fj) {
-      const float b[4] = {frag_b[fj].x, frag_b[fj].y, frag_b[fj].z, frag_b[fj].w};
+  for (int f = 0; f < FN; ++f) {
+    b[f * 4 + 0] = frag_b[f].x;
+    b[f * 4 + 1] = frag_b[f].y;
+    b[f * 4 + 2] = frag_b[f].z;
+    b[f * 4 + 3] = frag_b[f].w;
+  }
+  if constexpr (kOrder == FmaOrder::kBlocks) {
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+    for (int fi = 0; fi < FM; ++fi)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
-          acc[fi * 4 + i][fj * 4 + j] = fmaf(a[i], b[j], acc[fi * 4 + i][fj * 4 + j]);
-    }
+      for (int fj = 0; fj < FN; ++fj)
+#pragma unroll
+        for (int i = fi * 4; i < fi * 4 + 4; ++i)
+#pragma unroll
+          for (int j = fj * 4; j < fj * 4 + 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+  } else {
+    // Within a column b[j] can stay in its operand slot; at a column's end a[i] can.
+#pragma unroll
+    for (int j = 0; j < FN * 4; ++j)
+#pragma unroll
+      for (int ii = 0; ii < FM * 4; ++ii) {
+        const int i = j % 2 == 0 ? ii : FM * 4 - 1 - ii;
+        acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
   }
 }
 
@@ -216,11 +245,23 @@ __device__ __forceinline__ void store_tile_fragment(const GemmParams<float>& p,
 // at all, or keeps the test for a next slice. ptxas places the accumulators in other
 // register banks either way. For the 128x128x16 t8x8 f1 tiles, FFMAs per slice of 1024 that
 // read two uncached operands from one bank (scripts/sass-bank-conflicts, pairs), peeled /
-// kept: NN 293 / 594, NT 282 / 241, TN 786 / 234, TT 290 / 234 (the general kernel: 236,
-// 235, 618, 268). Measured on the H200 (docs/perf-notes.md v11): TN kept ran 5 % faster than
-// TN peeled, NT and TT peeled 0.5 % faster than kept.
+// kept, in the 4 x 4 block order: NN 293 / 594, NT 282 / 241, TN 786 / 234, TT 290 / 234 (the
+// general kernel: 236, 235, 618, 268). Measured on the H200 (docs/perf-notes.md v11): TN kept
+// ran 5 % faster than TN peeled, NT and TT peeled 0.5 % faster than kept.
 template <bool kTransA, bool kTransB>
 constexpr bool kPeelLastSlice = !(kTransA && !kTransB);
+
+// The plain kernel's FFMA order, measured on the H200 for the 128x128x16 t8x8 f1 tiles
+// (docs/perf-notes.md v12), column by column against 4 x 4 blocks: faster for NN interior
+// kernels (1.6-3.8 %), NT interior (3.3-4.0 %) and NT general (1.0-4.5 %); slower for NN
+// general (1.6-2.2 %), TN interior (2.4-4.7 %) and TT interior (1.5-2.9 %). A third order, row
+// by row, was slower than one of the two in every pair. Other thread tiles and the FT kernels
+// keep the blocks (not measured).
+template <class Cfg, bool kTransA, bool kTransB, bool kInterior>
+constexpr FmaOrder kPlainFmaOrder = Cfg::kMT == 8 && Cfg::kNT == 8 && Cfg::kFragBuffers == 1 &&
+                                            !kTransA && (kTransB || kInterior)
+                                        ? FmaOrder::kColumnsSerpentine
+                                        : FmaOrder::kBlocks;
 
 // kInterior: the launcher guarantees that every tile is whole, every K range a whole number
 // of slices and both operands 16-byte aligned (sgemm_all_interior), so the loop carries no
@@ -353,7 +394,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
             frag_b[nxt][f] =
                 *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
         }
-        fma_fragments(acc, frag_a[cur], frag_b[cur]);
+        fma_fragments<kPlainFmaOrder<Cfg, kTransA, kTransB, kInterior>>(acc, frag_a[cur],
+                                                                       frag_b[cur]);
         if constexpr (kBufs == 1) {
           if (kk == KTB - 1 && has_next) {
             // The other stage was last read before the previous barrier.
