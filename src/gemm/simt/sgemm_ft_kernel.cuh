@@ -22,8 +22,9 @@ namespace aegis::gemm::simt {
 // 16-byte aligned (sgemm_all_interior): no bounds checks. The last slice stays in the loop
 // (see kPeelLastSlice): with the FT tail after the loop, peeling it spilled inside the loop,
 // while the loop as it is reads the register banks as well as the plain interior kernel's
-// (scripts/sass-bank-conflicts, pairs per 1024 FFMAs: NN 271, NT 263, TN 299, TT 234).
-template <class Cfg, bool kTransA, bool kTransB, bool kInterior, class OnSlice>
+// (scripts/sass-bank-conflicts, pairs per 1024 FFMAs in the 4 x 4 block order: NN 271, NT
+// 263, TN 299, TT 234; kOrder, v12, takes them lower).
+template <class Cfg, bool kTransA, bool kTransB, bool kInterior, FmaOrder kOrder, class OnSlice>
 __device__ __forceinline__ void accumulate_k_range(const GemmParams<float>& p,
                                                    float (&acc)[Cfg::kMT][Cfg::kNT], float* smem,
                                                    int64_t m0, int64_t n0, int64_t k_from,
@@ -125,7 +126,7 @@ __device__ __forceinline__ void accumulate_k_range(const GemmParams<float>& p,
           frag_b[nxt][f] =
               *reinterpret_cast<const float4*>(Bs_nxt + frag_col0 + f * kFragColStride);
       }
-      fma_fragments(acc, frag_a[cur], frag_b[cur]);
+      fma_fragments<kOrder>(acc, frag_a[cur], frag_b[cur]);
       if constexpr (kBufs == 1) {
         if (kk == KTB - 1 && has_next) {
           // The other stage was last read before the previous barrier.
@@ -181,6 +182,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   using Ft = FtBlock<Cfg, kTransA, kTransB, kLevel>;
   using LoopState = typename Ft::LoopState;
   using Next = typename Ft::Next;
+  // The fast block-level kernel's FFMAs in the plain kernel's order, which made it 0.4-7.6 %
+  // faster (H200, docs/perf-notes.md v12), except TT on shapes that are not whole tiles
+  // (2.2-3.4 % slower). The other levels and the general kernel keep the 4 x 4 blocks.
+  constexpr bool kPlainOrder = kLevel == FtLevel::kBlock && !(kTransA && kTransB && !kInterior);
+  constexpr FmaOrder kFastFmaOrder =
+      kPlainOrder ? kPlainFmaOrder<Cfg, kTransA, kTransB, kInterior> : FmaOrder::kBlocks;
 
   extern __shared__ __align__(16) float smem[];
 
@@ -213,9 +220,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
                                     ? 0
                                     : (k_end - k_begin + KTB - 1) / KTB;
     if (num_k_tiles > 0)
-      accumulate_k_range<Cfg, kTransA, kTransB, kInterior>(p, acc, smem, m0, n0, k_begin,
-                                                           k_end, num_k_tiles, frag_row0,
-                                                           frag_col0, [](int64_t) {});
+      accumulate_k_range<Cfg, kTransA, kTransB, kInterior, kFastFmaOrder>(
+          p, acc, smem, m0, n0, k_begin, k_end, num_k_tiles, frag_row0, frag_col0,
+          [](int64_t) {});
     // From here on FT reads its inputs afresh (ft_block.cuh: nothing kept across the loop).
     __syncthreads();  // the stages are free: the tile goes over them
     Ft::store_tile(smem, acc);
@@ -269,7 +276,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
             }
           }
         };
-        accumulate_k_range<Cfg, kTransA, kTransB, false>(
+        accumulate_k_range<Cfg, kTransA, kTransB, false, FmaOrder::kBlocks>(
             p, acc, smem, span.m0, span.n0, st.kt * KTB, min(p.k, end * KTB), end - st.kt,
             fm.row0, fm.col0, on_slice);
         __syncthreads();  // the stages are free: the tile goes over them

@@ -135,6 +135,8 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
 // so how many registers each FFMA reads from the two register banks (docs/perf-notes.md v12).
 enum class FmaOrder {
   kBlocks,             // 4 x 4 blocks, row by row within a block
+  kBlockRows,          // 4 x 4 blocks, row by row, columns alternating direction
+  kBlockColumns,       // 4 x 4 blocks along N first, column by column, rows alternating
   kColumnsSerpentine,  // the whole fragment column by column, rows alternating direction
 };
 
@@ -168,6 +170,32 @@ __device__ __forceinline__ void fma_fragments(float (&acc)[FM * 4][FN * 4],
         for (int i = fi * 4; i < fi * 4 + 4; ++i)
 #pragma unroll
           for (int j = fj * 4; j < fj * 4 + 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+  } else if constexpr (kOrder == FmaOrder::kBlockRows) {
+#pragma unroll
+    for (int fi = 0; fi < FM; ++fi)
+#pragma unroll
+      for (int fj = 0; fj < FN; ++fj)
+#pragma unroll
+        for (int ii = 0; ii < 4; ++ii)
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) {
+            const int i = fi * 4 + ii;
+            const int j = fj * 4 + (ii % 2 == 0 ? jj : 3 - jj);
+            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+          }
+  } else if constexpr (kOrder == FmaOrder::kBlockColumns) {
+#pragma unroll
+    for (int fj = 0; fj < FN; ++fj)
+#pragma unroll
+      for (int fi = 0; fi < FM; ++fi)
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+          for (int ii = 0; ii < 4; ++ii) {
+            const int j = fj * 4 + jj;
+            const int i = fi * 4 + (jj % 2 == 0 ? ii : 3 - ii);
+            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+          }
   } else {
     // Within a column b[j] can stay in its operand slot; at a column's end a[i] can.
 #pragma unroll
@@ -251,16 +279,23 @@ __device__ __forceinline__ void store_tile_fragment(const GemmParams<float>& p,
 template <bool kTransA, bool kTransB>
 constexpr bool kPeelLastSlice = !(kTransA && !kTransB);
 
-// The plain kernel's FFMA order, measured on the H200 for the 128x128x16 t8x8 f1 tiles
-// (docs/perf-notes.md v12), column by column against 4 x 4 blocks: faster for NN interior
-// kernels (1.6-3.8 %), NT interior (3.3-4.0 %) and NT general (1.0-4.5 %); slower for NN
-// general (1.6-2.2 %), TN interior (2.4-4.7 %) and TT interior (1.5-2.9 %). A third order, row
-// by row, was slower than one of the two in every pair. Other thread tiles and the FT kernels
-// keep the blocks (not measured).
+// The FFMA order of the 128x128x16 t8x8 f1 tiles (dispatch's for the medium to huge, tall and
+// wide classes) per transpose pair and kernel, each the fastest measured on the H200
+// (docs/perf-notes.md v12): against 4 x 4 blocks, NN interior +1.6-3.8 %, NN general
+// +0.5-1.3 %, NT +1.0-4.5 %, TN +0.4-2.4 %, TT +1.0-3.0 %. The whole fragment column by column
+// made TN and TT 1.5-4.7 % slower and NN general 1.6-2.2 %; row by row was slower than one of
+// these in every pair. Other thread tiles keep the blocks (not measured).
+template <bool kTransA, bool kTransB, bool kInterior>
+constexpr FmaOrder fma_order_8x8() {
+  if (!kTransA && !kTransB)
+    return kInterior ? FmaOrder::kColumnsSerpentine : FmaOrder::kBlockColumns;
+  if (!kTransA) return FmaOrder::kColumnsSerpentine;
+  if (!kTransB) return FmaOrder::kBlockColumns;
+  return kInterior ? FmaOrder::kBlockRows : FmaOrder::kBlockColumns;
+}
 template <class Cfg, bool kTransA, bool kTransB, bool kInterior>
-constexpr FmaOrder kPlainFmaOrder = Cfg::kMT == 8 && Cfg::kNT == 8 && Cfg::kFragBuffers == 1 &&
-                                            !kTransA && (kTransB || kInterior)
-                                        ? FmaOrder::kColumnsSerpentine
+constexpr FmaOrder kPlainFmaOrder = Cfg::kMT == 8 && Cfg::kNT == 8 && Cfg::kFragBuffers == 1
+                                        ? fma_order_8x8<kTransA, kTransB, kInterior>()
                                         : FmaOrder::kBlocks;
 
 // kInterior: the launcher guarantees that every tile is whole, every K range a whole number
