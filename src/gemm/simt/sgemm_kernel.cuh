@@ -140,6 +140,18 @@ enum class FmaOrder {
   kColumnsSerpentine,  // the whole fragment column by column, rows alternating direction
 };
 
+// The F float4s of a fragment as 4 F floats, in order.
+template <int F>
+__device__ __forceinline__ void unpack_fragments(const float4 (&frag)[F], float (&out)[F * 4]) {
+#pragma unroll
+  for (int f = 0; f < F; ++f) {
+    out[f * 4 + 0] = frag[f].x;
+    out[f * 4 + 1] = frag[f].y;
+    out[f * 4 + 2] = frag[f].z;
+    out[f * 4 + 3] = frag[f].w;
+  }
+}
+
 // acc += (one k step of) the outer product of this thread's A and B fragments: FM x FN
 // blocks of 4 x 4, each float4 holding 4 rows of op(A) or 4 columns of op(B).
 template <FmaOrder kOrder = FmaOrder::kBlocks, int FM, int FN>
@@ -147,20 +159,8 @@ __device__ __forceinline__ void fma_fragments(float (&acc)[FM * 4][FN * 4],
                                               const float4 (&frag_a)[FM],
                                               const float4 (&frag_b)[FN]) {
   float a[FM * 4], b[FN * 4];
-#pragma unroll
-  for (int f = 0; f < FM; ++f) {
-    a[f * 4 + 0] = frag_a[f].x;
-    a[f * 4 + 1] = frag_a[f].y;
-    a[f * 4 + 2] = frag_a[f].z;
-    a[f * 4 + 3] = frag_a[f].w;
-  }
-#pragma unroll
-  for (int f = 0; f < FN; ++f) {
-    b[f * 4 + 0] = frag_b[f].x;
-    b[f * 4 + 1] = frag_b[f].y;
-    b[f * 4 + 2] = frag_b[f].z;
-    b[f * 4 + 3] = frag_b[f].w;
-  }
+  unpack_fragments(frag_a, a);
+  unpack_fragments(frag_b, b);
   if constexpr (kOrder == FmaOrder::kBlocks) {
 #pragma unroll
     for (int fi = 0; fi < FM; ++fi)
@@ -170,30 +170,21 @@ __device__ __forceinline__ void fma_fragments(float (&acc)[FM * 4][FN * 4],
         for (int i = fi * 4; i < fi * 4 + 4; ++i)
 #pragma unroll
           for (int j = fj * 4; j < fj * 4 + 4; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-  } else if constexpr (kOrder == FmaOrder::kBlockRows) {
+  } else if constexpr (kOrder == FmaOrder::kBlockRows || kOrder == FmaOrder::kBlockColumns) {
+    // Block by block (row-major blocks for kBlockRows, along N first for kBlockColumns); in a
+    // block, line u (a row, or a column) by line, alternating direction along each line.
+    constexpr bool kRows = kOrder == FmaOrder::kBlockRows;
 #pragma unroll
-    for (int fi = 0; fi < FM; ++fi)
+    for (int outer = 0; outer < (kRows ? FM : FN); ++outer)
 #pragma unroll
-      for (int fj = 0; fj < FN; ++fj)
+      for (int inner = 0; inner < (kRows ? FN : FM); ++inner)
 #pragma unroll
-        for (int ii = 0; ii < 4; ++ii)
+        for (int u = 0; u < 4; ++u)
 #pragma unroll
-          for (int jj = 0; jj < 4; ++jj) {
-            const int i = fi * 4 + ii;
-            const int j = fj * 4 + (ii % 2 == 0 ? jj : 3 - jj);
-            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-          }
-  } else if constexpr (kOrder == FmaOrder::kBlockColumns) {
-#pragma unroll
-    for (int fj = 0; fj < FN; ++fj)
-#pragma unroll
-      for (int fi = 0; fi < FM; ++fi)
-#pragma unroll
-        for (int jj = 0; jj < 4; ++jj)
-#pragma unroll
-          for (int ii = 0; ii < 4; ++ii) {
-            const int j = fj * 4 + jj;
-            const int i = fi * 4 + (jj % 2 == 0 ? ii : 3 - ii);
+          for (int v = 0; v < 4; ++v) {
+            const int w = u % 2 == 0 ? v : 3 - v;
+            const int i = kRows ? outer * 4 + u : inner * 4 + w;
+            const int j = kRows ? inner * 4 + w : outer * 4 + u;
             acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
           }
   } else {
