@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSM)
   // The fast kernel's FFMAs in the plain kernel's order where that measured faster on the
   // H200 (docs/perf-notes.md v12, v13). Block level: 0.4-7.6 % faster, except TT on shapes
   // that are not whole tiles (2.2-3.4 % slower). Warp level: NN, NT and TN 4-6 % faster, TT
-  // 3 % slower. The thread level (it spilled in that order) and the general kernel keep the
+  // 3-4 % slower. The thread level (it spilled in that order) and the general kernel keep the
   // 4 x 4 blocks.
   constexpr bool kPlainOrder = kLevel == FtLevel::kBlock   ? !(kTransA && kTransB && !kInterior)
                                : kLevel == FtLevel::kWarp ? !(kTransA && kTransB)
