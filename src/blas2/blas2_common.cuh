@@ -2,6 +2,7 @@
 // conversion of a call's host-side scalars to the kernel's type.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -37,6 +38,26 @@ Scalars<T> scalars_of(const Blas2Call& call) {
   s.alpha_device = static_cast<const T*>(call.alpha_device);
   s.beta_device = static_cast<const T*>(call.beta_device);
   return s;
+}
+
+// One flag per device (a kernel attribute is set per device).
+struct DeviceFlags {
+  static constexpr int kMaxDevices = 64;
+  std::atomic<bool> set[kMaxDevices] = {};
+};
+
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device, once per
+// device (flags: one per kernel).
+template <typename... Args>
+cudaError_t allow_dynamic_shared_memory(void (*kernel)(Args...), int bytes, DeviceFlags& flags) {
+  int device = -1;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  const bool cache = device >= 0 && device < DeviceFlags::kMaxDevices;
+  if (cache && flags.set[device].load(std::memory_order_acquire)) return cudaSuccess;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess && cache) flags.set[device].store(true, std::memory_order_release);
+  return e;
 }
 
 __device__ __forceinline__ float shfl_xor(float v, int o) {
@@ -110,6 +131,26 @@ __device__ __forceinline__ void store_partial(T* p, T v) {
 // partial sums read for the last time, whose write-back to DRAM would only cost bandwidth.
 __device__ __forceinline__ void discard_l2_line(const void* p) {
   asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
+}
+
+// 16 bytes from global to shared memory without a register (cp.async, bypassing L1), with
+// the evict-first L2 policy of the register path's streaming loads: the staged SYMV
+// pipeline's copies. Completion is per thread: commit groups, then wait until at most N of
+// this thread's groups are still in flight.
+__device__ __forceinline__ void copy_async_16(void* smem, const void* gmem) {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
+               "l"(policy)
+               : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 // The last block of a panel to arrive (deterministic mode) returns true, after which it

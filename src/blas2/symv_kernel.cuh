@@ -9,7 +9,8 @@
 // over the whole chunk). The diagonal tile is loaded like the others, only its stored half
 // (the rest zero), and used for its rows and, without its diagonal, mirrored for its
 // columns (HEMV takes the diagonal as real). The next tile's loads are issued before the
-// current tile's arithmetic (register double buffering).
+// current tile's arithmetic (register double buffering), or, in the staged instances, the
+// tiles two ahead are copied into shared memory (cp.async).
 //
 // Combine: atomics mode adds every contribution into y (scaled by beta first); the
 // deterministic mode writes them to a workspace and symv_reduce_kernel adds them per row
@@ -21,6 +22,7 @@
 // elements with logical index outside [0, n) are never read.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 
 #include "blas2/blas2_common.cuh"
@@ -51,7 +53,18 @@ __host__ __device__ __forceinline__ int64_t symv_tile_count(int64_t nt, int64_t 
   return upper ? c + 1 : nt - c;
 }
 
-template <typename T, int NB, int Q, bool VEC, bool HERM>
+// Whether the diagonal tile goes through shared memory (dsymv, csymv) rather than registers;
+// the reasons and measurements are at its use in symv_kernel.
+template <typename T, bool HERM>
+constexpr bool symv_diag_in_smem() {
+  return sizeof(T) == 8 && !HERM;
+}
+
+// STAGES > 0 (16-byte aligned instances only): the full tiles go from global to shared
+// memory with cp.async, STAGES - 1 tiles ahead, each thread copying and reading back only
+// its own vectors (so no barrier guards the stages), instead of the register double buffer
+// that keeps one tile in flight per block.
+template <typename T, int NB, int Q, bool VEC, bool HERM, int STAGES = 0>
 // Blocks per SM the register allocation must allow (<= 128 registers at 256 threads x 2 or
 // 128 x 4; <= 168 at 128 x 3 for 16-byte elements): a block keeps one tile of loads in
 // flight across its per-tile barrier, so a few blocks per SM are needed to cover latency.
@@ -67,10 +80,24 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   // like the other tiles for the rest (load_tile_diag). Measured per routine (docs/blas2.md,
   // v10): in registers, s and z gained 2-5 points of bandwidth in both reduction modes,
   // while dsymv and csymv lost 2-3 in the deterministic mode (the atomics mode within 0.5),
-  // and chemv gained 1 in the atomics mode and lost 2 in the deterministic one.
-  constexpr bool kDiagInSmem = sizeof(T) == 8 && !HERM;
+  // and chemv gained 1 in the atomics mode and lost 2 in the deterministic one. The staged
+  // dsymv kernel, with it in registers, ran 2-3 points slower than through shared memory at
+  // n = 6784-10112 in both modes (v12).
+  constexpr bool kStaged = STAGES > 0 && VEC;
+  constexpr bool kDiagInSmem = symv_diag_in_smem<T, HERM>();
+  static_assert(!kStaged || sizeof(Vec<T, V>) == 16, "the stages hold 16-byte vectors");
+  // Staged: STAGES x CPT x (TX Q threads) vectors, a warp's vectors adjacent (no bank
+  // conflict), then room for col_sums where it outgrows the last stage
+  // (SymvFamily::kStageBytes). col_sums lives in the last stage: the first tiles' copies
+  // fill the others while the diagonal tile uses it, and the column sums come after the
+  // last tile. This keeps four float blocks or two 8-byte blocks per SM.
+  extern __shared__ __align__(16) unsigned char symv_stages[];
   // The TX threads' sums of each column (with kDiagInSmem, first the diagonal tile).
-  __shared__ T col_sums[kDiagInSmem ? NB : TX][NB + 1];
+  __shared__ T col_sums_own[kStaged ? 1 : (kDiagInSmem ? NB : TX)][NB + 1];
+  T(*const col_sums)[NB + 1] =
+      kStaged ? reinterpret_cast<T(*)[NB + 1]>(
+                    symv_stages + (STAGES > 0 ? STAGES - 1 : 0) * NB * NB * sizeof(T))
+              : col_sums_own;
   __shared__ T row_sums[2][Q][NB];  // (Q, NB) per tile, two buffers: one barrier per tile
   __shared__ T x_cols[NB];
 
@@ -149,12 +176,16 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     }
   };
   // x of the block column in shared memory (read per tile, a broadcast per warp: x in
-  // registers would cost CPT more registers per thread, and occupancy).
-  if (tid < NB) {
-    const int64_t cj = cl0 + tid;
-    x_cols[tid] = (cj >= 0 && cj < p.n) ? __ldg(p.x + cj * p.incx) : zero<T>();
-  }
-  __syncthreads();
+  // registers would cost CPT more registers per thread, and occupancy). The staged kernel
+  // loads it after its first copies are out (below).
+  auto load_x_cols = [&] {
+    if (tid < NB) {
+      const int64_t cj = cl0 + tid;
+      x_cols[tid] = (cj >= 0 && cj < p.n) ? __ldg(p.x + cj * p.incx) : zero<T>();
+    }
+    __syncthreads();
+  };
+  if constexpr (!kStaged) load_x_cols();
 
   T col_acc[CPT];
 #pragma unroll
@@ -171,6 +202,32 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   if (t_full_end < t_first) t_full_end = t_first;
 
   auto tile_row = [&](Idx tt) { return p.upper ? c - tt : c + tt; };
+  // Staged: this thread's vector k of stage st.
+  auto stage_vec = [&](int st, int k) {
+    return reinterpret_cast<Vec<T, V>*>(symv_stages) + (st * CPT + k) * (TX * Q) + tid;
+  };
+  auto load_x_full = [&](Idx tt, T(&xr)[V]) {
+    const T* xp = p.x + (int64_t(tile_row(tt)) * NB + tx * V - p.row_shift) * p.incx;
+#pragma unroll
+    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+  };
+  // Staged: full tile tt into stage st, one commit group per call (empty past the full
+  // tiles, so that the groups count tiles).
+  auto copy_tile = [&](Idx tt, int st) {
+    if (tt < t_full_end) {
+      const int64_t rp = int64_t(tile_row(tt)) * NB;
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) copy_async_16(stage_vec(st, k), col_ptr(k) + rp);
+    }
+    copy_async_commit();
+  };
+  // Staged: the first tiles' copies go out before x of the block column is loaded and
+  // waited for (they need no registers, unlike the register path's first loads).
+  if constexpr (kStaged) {
+#pragma unroll
+    for (int j = 0; j < STAGES - 1; ++j) copy_tile(t_first + j, j);
+    load_x_cols();
+  }
   // Full tile: CPT 16-byte loads (or element loads) and V elements of x, no branch.
   auto load_tile_full = [&](Idx tt, Vec<T, V>(&a)[CPT], T(&xr)[V]) {
     const int64_t rp = int64_t(tile_row(tt)) * NB;  // physical first row of the tile
@@ -316,7 +373,11 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   // first full tile's loads are issued before the diagonal tile so they overlap it.
   Vec<T, V> a0[CPT], a1[CPT];
   T x0[V], x1[V];
-  if (t_first < t_full_end) load_tile_full(t_first, a0, x0);
+  if constexpr (kStaged) {
+    if (t_first < t_full_end) load_x_full(t_first, x0);
+  } else {
+    if (t_first < t_full_end) load_tile_full(t_first, a0, x0);
+  }
 
   if (t_begin == 0) {
     if constexpr (kDiagInSmem) {
@@ -363,7 +424,30 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   // dependent launch); the first tile's loads are in flight by now, the adds wait for y.
   if (p.atomic) wait_for_preceding_kernel();
   Idx t = t_first;
-  if (t < t_full_end) {
+  if (kStaged && t < t_full_end) {
+    // Tile i of the block is in stage i mod STAGES; step i refills the stage read in step
+    // i - 1 (this thread's multiply-adds have consumed its vectors) with tile
+    // i + STAGES - 1. x of the tile rows alternates between two register sets, as in the
+    // register path.
+    int st_read = 0, st_write = STAGES - 1;
+    auto step = [&](T(&xc)[V], T(&xn)[V]) {
+      copy_tile(t + STAGES - 1, st_write);
+      if (t + 1 < t_full_end) load_x_full(t + 1, xn);
+      copy_async_wait<STAGES - 1>();
+      Vec<T, V> a[CPT];
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) a[k] = *stage_vec(st_read, k);
+      process(t, a, xc);
+      st_read = st_read + 1 == STAGES ? 0 : st_read + 1;
+      st_write = st_write + 1 == STAGES ? 0 : st_write + 1;
+    };
+    for (;;) {
+      step(x0, x1);
+      if (++t >= t_full_end) break;
+      step(x1, x0);
+      if (++t >= t_full_end) break;
+    }
+  } else if (t < t_full_end) {
     for (;;) {
       if (t + 1 < t_full_end) load_tile_full(t + 1, a1, x1);
       process(t, a0, x0);
@@ -382,6 +466,10 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
 
   // Column sums: over the TX threads of each column, plus the diagonal tile's rows.
   if constexpr (kDiagInSmem) __syncthreads();  // the diagonal tile's reads are done
+  if constexpr (kStaged) {
+    copy_async_wait<0>();  // only empty groups remain, but the last stage becomes col_sums
+    __syncthreads();       // every thread has read its last stage
+  }
 #pragma unroll
   for (int k = 0; k < CPT; ++k) col_sums[tx][ty + k * Q] = col_acc[k];
   __syncthreads();
@@ -484,8 +572,16 @@ __global__ void __launch_bounds__(symv_reduce_threads<T, NB>(),
     for (int64_t k = k0; k < k1; ++k) discard_l2_line(part_ptr(k));
 }
 
-template <typename T, int NB, int Q, bool HERM>
+template <typename T, int NB, int Q, bool HERM, int STAGES = 0>
 struct SymvFamily {
+  // Dynamic shared memory of the staged kernel: its stages, the last one large enough for
+  // col_sums (the diagonal tile's NB rows with kDiagInSmem, else TX rows).
+  static constexpr int kColSumRows = symv_diag_in_smem<T, HERM>() ? NB : NB / kVecWidth<T>;
+  static constexpr int kStageBytes =
+      STAGES == 0 ? 0
+                  : (STAGES - 1) * NB * NB * int(sizeof(T)) +
+                        std::max(NB * NB, kColSumRows * (NB + 1)) * int(sizeof(T));
+  static inline DeviceFlags stage_limit_raised_;  // per device: the staged kernel's limit set
   static int64_t tiles(const Blas2Call& c) { return (c.n + c.row_shift + NB - 1) / NB; }
   static int64_t panels(const Blas2Call& c) { return tiles(c); }
   static int64_t split_units(const Blas2Call& c) { return tiles(c); }
@@ -522,11 +618,26 @@ struct SymvFamily {
     }
     const dim3 grid(unsigned(p.chunks_max), unsigned(nt));
     const dim3 block(NB / kVecWidth<T>, Q);
-    void (*kernel)(SymvParams<T>) = call.vector_loads ? symv_kernel<T, NB, Q, true, HERM>
-                                                      : symv_kernel<T, NB, Q, false, HERM>;
+    void (*kernel)(SymvParams<T>) = call.vector_loads
+                                        ? symv_kernel<T, NB, Q, true, HERM, STAGES>
+                                        : symv_kernel<T, NB, Q, false, HERM, 0>;
+    // Only the 16-byte aligned kernel is staged (the other takes the register path).
+    size_t smem = 0;
+    if (STAGES > 0 && call.vector_loads) {
+      const cudaError_t attr = allow_dynamic_shared_memory(
+          symv_kernel<T, NB, Q, true, HERM, STAGES>, kStageBytes, stage_limit_raised_);
+      if (attr != cudaSuccess) return attr;
+      smem = size_t(kStageBytes);
+    }
     // Atomics mode: a programmatic dependent of the beta pre-pass, whose launch gap and run
     // it then overlaps with its loads of A.
-    const cudaError_t e = launch_dependent_if(p.atomic, kernel, grid, block, plan.stream, p);
+    cudaError_t e;
+    if (p.atomic) {
+      e = launch_dependent_shared(kernel, grid, block, smem, plan.stream, p);
+    } else {
+      kernel<<<grid, block, smem, plan.stream>>>(p);
+      e = cudaGetLastError();
+    }
     if (e != cudaSuccess || p.atomic) return e;
     const unsigned reduce_blocks = unsigned(nt * (NB / symv_reduce_rows<T, NB>()));
     // The parts' lines can be dropped where they start on a 128-byte boundary (a part is a

@@ -535,6 +535,34 @@ TEST_F(Blas2Dispatch, OrderedReductionNeedsCounters) {
   EXPECT_GT(aegis::dispatch::choose_blas2(*h_, Precision::S, call).y_split, 1);
 }
 
+TEST_F(Blas2Dispatch, OverrideTakesEverySymvHemvConfigurationOfItsRoutine) {
+  // Every SYMV/HEMV instance, the staged ones ("..._q8_s3") included, serves its routine key
+  // when forced, and no other routine's.
+  using namespace aegis::blas2;
+  Blas2Call call;
+  call.m = call.n = call.lda = 4096;
+  int staged = 0;
+  for (int i = 0; i < aegisBlas2ConfigCount(); ++i) {
+    const std::string name = aegisBlas2ConfigName(i);
+    const Blas2Instance* inst = find_blas2_instance(name.c_str());
+    ASSERT_NE(inst, nullptr);
+    if (inst->family != Family::Symv && inst->family != Family::Hemv) continue;
+    staged += name.size() > 3 && name.compare(name.size() - 3, 3, "_s3") == 0;
+    ASSERT_EQ(aegisSetBlas2Override(h_, name.c_str(), 2), AEGIS_STATUS_SUCCESS);
+    call.family = inst->family;
+    auto c = aegis::dispatch::choose_blas2(*h_, inst->precision, call);
+    EXPECT_EQ(c.instance, inst) << name;
+    EXPECT_EQ(c.y_split, 2) << name;
+    const Family other = inst->family == Family::Symv ? Family::GemvN : Family::GemvT;
+    call.family = other;
+    c = aegis::dispatch::choose_blas2(*h_, inst->precision, call);
+    ASSERT_NE(c.instance, nullptr);
+    EXPECT_NE(c.instance, inst) << name << " must not serve another routine";
+  }
+  EXPECT_GT(staged, 0) << "no staged SYMV/HEMV instance in this build";
+  EXPECT_EQ(aegisSetBlas2Override(h_, nullptr, 0), AEGIS_STATUS_SUCCESS);
+}
+
 TEST_F(Blas2Dispatch, OverrideAndLastChoice) {
   EXPECT_EQ(aegisSetBlas2Override(h_, "nonsense", 0), AEGIS_STATUS_INVALID_VALUE);
   EXPECT_EQ(last_error(),

@@ -8,14 +8,32 @@
 #define AEGIS_BLAS2_FAMILY_gemv_t(T, nb, q) ::aegis::blas2::GemvT<T, nb, q>
 #define AEGIS_BLAS2_FAMILY_symv(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, false>
 #define AEGIS_BLAS2_FAMILY_hemv(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, true>
+#define AEGIS_BLAS2_FAMILY_symv_s3(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, false, 3>
+#define AEGIS_BLAS2_FAMILY_hemv_s3(T, nb, q) ::aegis::blas2::SymvFamily<T, nb, q, true, 3>
 #define AEGIS_BLAS2_ENUM_gemv_n ::aegis::blas2::Family::GemvN
 #define AEGIS_BLAS2_ENUM_gemv_t ::aegis::blas2::Family::GemvT
 #define AEGIS_BLAS2_ENUM_symv ::aegis::blas2::Family::Symv
 #define AEGIS_BLAS2_ENUM_hemv ::aegis::blas2::Family::Hemv
+#define AEGIS_BLAS2_ENUM_symv_s3 ::aegis::blas2::Family::Symv
+#define AEGIS_BLAS2_ENUM_hemv_s3 ::aegis::blas2::Family::Hemv
+// The routine part of an instance's name and the suffix after _q<q>: the staged families
+// (three cp.async stages, symv_kernel.cuh) are SYMV/HEMV instances, "ssymv_nb64_q8_s3".
+#define AEGIS_BLAS2_BASE_gemv_n "gemv_n"
+#define AEGIS_BLAS2_BASE_gemv_t "gemv_t"
+#define AEGIS_BLAS2_BASE_symv "symv"
+#define AEGIS_BLAS2_BASE_hemv "hemv"
+#define AEGIS_BLAS2_BASE_symv_s3 "symv"
+#define AEGIS_BLAS2_BASE_hemv_s3 "hemv"
+#define AEGIS_BLAS2_SUFFIX_gemv_n ""
+#define AEGIS_BLAS2_SUFFIX_gemv_t ""
+#define AEGIS_BLAS2_SUFFIX_symv ""
+#define AEGIS_BLAS2_SUFFIX_hemv ""
+#define AEGIS_BLAS2_SUFFIX_symv_s3 "_s3"
+#define AEGIS_BLAS2_SUFFIX_hemv_s3 "_s3"
 
 #define AEGIS_BLAS2_MAKE(p, family, nb, q)                                              \
   ::aegis::blas2::Blas2Instance{                                                        \
-      #p #family "_nb" #nb "_q" #q,                                                     \
+      #p AEGIS_BLAS2_BASE_##family "_nb" #nb "_q" #q AEGIS_BLAS2_SUFFIX_##family,         \
       AEGIS_BLAS2_PRECISION,                                                            \
       AEGIS_BLAS2_ENUM_##family,                                                        \
       nb,                                                                               \
