@@ -133,26 +133,6 @@ __device__ __forceinline__ void discard_l2_line(const void* p) {
   asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
 }
 
-// 16 bytes from global to shared memory without a register (cp.async, bypassing L1), with
-// the evict-first L2 policy of the register path's streaming loads: the staged SYMV
-// pipeline's copies. Completion is per thread: commit groups, then wait until at most N of
-// this thread's groups are still in flight.
-__device__ __forceinline__ void copy_async_16(void* smem, const void* gmem) {
-  uint64_t policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
-               "l"(policy)
-               : "memory");
-}
-__device__ __forceinline__ void copy_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void copy_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
 // The last block of a panel to arrive (deterministic mode) returns true, after which it
 // may read every block's partials (with L2 loads, __ldcg). The counter is reset for the
 // next call.

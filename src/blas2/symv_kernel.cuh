@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "blas2/blas2_common.cuh"
+#include "common/cp_async.cuh"
 #include "common/grid_limits.h"
 
 namespace aegis::blas2 {
@@ -206,6 +207,8 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   auto stage_vec = [&](int st, int k) {
     return reinterpret_cast<Vec<T, V>*>(symv_stages) + (st * CPT + k) * (TX * Q) + tid;
   };
+  // Staged: V elements of x for the rows of full tile tt (load_tile_full keeps its own copy
+  // of these loads: calling this from there changed the measured register-path SASS).
   auto load_x_full = [&](Idx tt, T(&xr)[V]) {
     const T* xp = p.x + (int64_t(tile_row(tt)) * NB + tx * V - p.row_shift) * p.incx;
 #pragma unroll
@@ -217,9 +220,9 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     if (tt < t_full_end) {
       const int64_t rp = int64_t(tile_row(tt)) * NB;
 #pragma unroll
-      for (int k = 0; k < CPT; ++k) copy_async_16(stage_vec(st, k), col_ptr(k) + rp);
+      for (int k = 0; k < CPT; ++k) cp_async_16_evict_first(stage_vec(st, k), col_ptr(k) + rp);
     }
-    copy_async_commit();
+    cp_async_commit();
   };
   // Staged: the first tiles' copies go out before x of the block column is loaded and
   // waited for (they need no registers, unlike the register path's first loads).
@@ -433,7 +436,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     auto step = [&](T(&xc)[V], T(&xn)[V]) {
       copy_tile(t + STAGES - 1, st_write);
       if (t + 1 < t_full_end) load_x_full(t + 1, xn);
-      copy_async_wait<STAGES - 1>();
+      cp_async_wait<STAGES - 1>();
       Vec<T, V> a[CPT];
 #pragma unroll
       for (int k = 0; k < CPT; ++k) a[k] = *stage_vec(st_read, k);
@@ -467,8 +470,8 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   // Column sums: over the TX threads of each column, plus the diagonal tile's rows.
   if constexpr (kDiagInSmem) __syncthreads();  // the diagonal tile's reads are done
   if constexpr (kStaged) {
-    copy_async_wait<0>();  // only empty groups remain, but the last stage becomes col_sums
-    __syncthreads();       // every thread has read its last stage
+    cp_async_wait<0>();  // only empty groups remain, but the last stage becomes col_sums
+    __syncthreads();     // every thread has read its last stage
   }
 #pragma unroll
   for (int k = 0; k < CPT; ++k) col_sums[tx][ty + k * Q] = col_acc[k];

@@ -14,6 +14,17 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int src_
                : "memory");
 }
 
+// 16-byte copy of data read once (L2 only, evict-first policy: a streamed matrix should not
+// push out what will be read again). dst and src must be 16-byte aligned.
+__device__ __forceinline__ void cp_async_16_evict_first(void* dst, const void* src) {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(
+                   shared_address(dst)),
+               "l"(src), "l"(policy)
+               : "memory");
+}
+
 // 4-byte copy; valid = false writes a zero and reads nothing.
 __device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(dst)),
