@@ -91,10 +91,15 @@ const char* blas2_routine_key(Precision precision, Family family) {
   return kKeys[int(precision)][int(family)];
 }
 
-const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, int64_t size) {
+const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, int64_t size,
+                                aegisReductionMode_t mode) {
+  const Blas2RowModes excluded = mode == AEGIS_REDUCTION_ATOMICS ? Blas2RowModes::DeterministicOnly
+                                                                 : Blas2RowModes::AtomicsOnly;
   for (int i = 0; i < table.row_count; ++i) {
     const Blas2TuningRow& r = table.rows[i];
-    if (std::strcmp(r.routine, routine) == 0 && (r.max_size == 0 || size <= r.max_size)) return &r;
+    if (std::strcmp(r.routine, routine) == 0 && (r.max_size == 0 || size <= r.max_size) &&
+        r.modes != excluded)
+      return &r;
   }
   return nullptr;
 }
@@ -131,8 +136,8 @@ Blas2Choice choose_blas2(const aegisContext& h, Precision precision, const Blas2
   if (!choice.instance) {
     const int64_t size = std::max(call.m, call.n);
     const Blas2Table& table = blas2_table(h.tuning ? h.tuning->name : "default");
-    const Blas2TuningRow* row = blas2_row(table, key, size);
-    if (!row) row = blas2_row(blas2_table("default"), key, size);
+    const Blas2TuningRow* row = blas2_row(table, key, size, h.reduction_mode);
+    if (!row) row = blas2_row(blas2_table("default"), key, size, h.reduction_mode);
     if (row) {
       choice.instance = blas2::find_blas2_instance(row->config);
       y = row->y_split;

@@ -11,15 +11,22 @@ struct aegisContext;
 
 namespace aegis::dispatch {
 
+// The reduction modes a tuning row serves. The two modes pay differently for a split (the
+// deterministic mode writes partial sums and counts its blocks in, the atomics mode scales
+// y first and adds into it), so their best configurations can differ.
+enum class Blas2RowModes { Both, DeterministicOnly, AtomicsOnly };
+
 // One row of a level-2 tuning table: for `routine` ("sgemv_n", "sgemv_t", "ssymv",
-// "chemv", ...; GEMV with trans = C uses the _t rows) and problems with
-// max(m, n) <= max_size (0: any size), the instance `config` with y_split thread blocks per
-// panel (Symv/Hemv: tiles per thread block; 0: chosen from the size by auto_y_split).
+// "chemv", ...; GEMV with trans = C uses the _t rows), problems with max(m, n) <= max_size
+// (0: any size) and the handle's reduction mode in `modes`, the instance `config` with
+// y_split thread blocks per panel (Symv/Hemv: tiles per thread block; 0: chosen from the
+// size by auto_y_split).
 struct Blas2TuningRow {
   const char* routine;
   int64_t max_size;
   const char* config;
   int y_split;
+  Blas2RowModes modes = Blas2RowModes::Both;
 };
 
 struct Blas2Table {
@@ -34,8 +41,10 @@ const Blas2Table& blas2_table(const char* tuning_name);
 // Routine key of a call: "<p>gemv_n", "<p>gemv_t", "<p>symv", "<p>hemv".
 const char* blas2_routine_key(blas2::Precision precision, blas2::Family family);
 
-// The first row for `routine` whose max_size covers `size`, else null.
-const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, int64_t size);
+// The first row for `routine` whose max_size covers `size` and whose modes include `mode`,
+// else null.
+const Blas2TuningRow* blas2_row(const Blas2Table& table, const char* routine, int64_t size,
+                                aegisReductionMode_t mode);
 
 // Y split from the size when the row leaves it open: about 8 thread blocks per SM over all
 // panels, within the split units of the call (and at least min_units each).

@@ -490,9 +490,28 @@ TEST(Blas2Tables, EveryRoutineHasABuiltConfigInEveryTable) {
         if (f == Family::Hemv && (p == Precision::S || p == Precision::D)) continue;
         const char* key = aegis::dispatch::blas2_routine_key(p, f);
         for (int64_t size : {1, 1000, 100000})
-          EXPECT_NE(aegis::dispatch::blas2_row(table, key, size), nullptr) << table_name << " " << key;
+          for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS})
+            EXPECT_NE(aegis::dispatch::blas2_row(table, key, size, mode), nullptr)
+                << table_name << " " << key << " " << size << " mode " << mode;
       }
   }
+}
+
+TEST(Blas2Tables, ARowOfOneReductionModeServesOnlyThatMode) {
+  using aegis::dispatch::Blas2RowModes;
+  using aegis::dispatch::blas2_row;
+  const aegis::dispatch::Blas2TuningRow rows[] = {
+      {"sgemv_t", 4096, "sgemv_t_nb32_q4", 2, Blas2RowModes::DeterministicOnly},
+      {"sgemv_t", 4096, "sgemv_t_nb64_q8", 8, Blas2RowModes::AtomicsOnly},
+      {"sgemv_t", 0, "sgemv_t_nb16_q4", 4},
+  };
+  const aegis::dispatch::Blas2Table table{"test", rows, 3};
+  const aegisReductionMode_t det = AEGIS_REDUCTION_DETERMINISTIC, atom = AEGIS_REDUCTION_ATOMICS;
+  EXPECT_EQ(blas2_row(table, "sgemv_t", 4096, det), &rows[0]);
+  EXPECT_EQ(blas2_row(table, "sgemv_t", 4096, atom), &rows[1]);
+  EXPECT_EQ(blas2_row(table, "sgemv_t", 4097, det), &rows[2]);
+  EXPECT_EQ(blas2_row(table, "sgemv_t", 4097, atom), &rows[2]);
+  EXPECT_EQ(blas2_row(table, "sgemv_n", 1, det), nullptr);
 }
 
 class Blas2Dispatch : public DevicelessHandle {};
