@@ -1,7 +1,11 @@
 // aegis-tune blas2: for every level-2 routine key (sgemv_n, sgemv_t, ssymv, chemv, ...) and
 // size band, times every built configuration of that routine with every Y split through
-// aegisSetBlas2Override (deterministic mode, the default), and keeps the candidate with the
-// smallest geometric mean of time over the best time on the band's sizes.
+// aegisSetBlas2Override, in each reduction mode, and keeps for each mode the candidate with
+// the smallest geometric mean of time over the best time on the band's sizes: one row for
+// both modes where they agree, a row for each mode where they do not. (Timed in the
+// deterministic mode alone, the tuner chose splits of 32-64 blocks per panel at n = 1024 that
+// ran 15-30 % slower in the atomics mode; one winner for both modes gave each mode up to 3 %
+// at some sizes: docs/blas2.md, v13.)
 #include "blas2_tuner.h"
 
 #include <cuComplex.h>
@@ -31,13 +35,25 @@ struct Band {
   int64_t max_size;             // row's max(m, n); 0 = any
   std::vector<int64_t> sizes;   // square sizes measured
 };
+// One band per measured size, its edge halfway to the next: the best split moves by a few
+// percent between neighbouring sizes (how many blocks a wave holds, how long each block
+// runs), so a band spanning several sizes chose a compromise that cost 2-9 % at some of them
+// (docs/blas2.md, v13). A size between two measured ones takes its nearer neighbour's row.
 const std::vector<Band> kBands = {
-    {3072, {1024, 1792, 2048, 3072}},
-    {6144, {3456, 4096, 5120, 6144}},
-    {12288, {6784, 8192, 10112, 12288}},
-    {0, {16384, 24576}},
+    {1408, {1024}},   {1920, {1792}},   {2560, {2048}},   {3264, {3072}},
+    {3776, {3456}},   {4608, {4096}},   {5632, {5120}},   {6464, {6144}},
+    {7488, {6784}},   {8320, {8192}},   {9280, {8448}},   {11200, {10112}},
+    {14336, {12288}}, {20480, {16384}}, {28672, {24576}}, {0, {32768}},
 };
 const int kSplits[] = {0, 1, 2, 4, 8, 16, 32, 64};
+// "median_ms" in the JSON is the deterministic mode's, "atomics_median_ms" the other's.
+constexpr int kModeCount = 2;
+const aegisReductionMode_t kModes[kModeCount] = {AEGIS_REDUCTION_DETERMINISTIC,
+                                                 AEGIS_REDUCTION_ATOMICS};
+const char* const kModeNames[kModeCount] = {"det", "atomics"};
+// The last field of a table row that serves one mode only (blas2_dispatch.h).
+const char* const kRowModes[kModeCount] = {", Blas2RowModes::DeterministicOnly",
+                                           ", Blas2RowModes::AtomicsOnly"};
 
 size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
 
@@ -154,7 +170,8 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       .key("rows")
       .begin_array();
   bench::ProgressLine progress;
-  std::printf("%-8s %8s %-22s %5s %9s\n", "routine", "max size", "config", "Y", "geo-mean");
+  std::printf("%-8s %8s %-22s %5s %9s  %s\n", "routine", "max size", "config", "Y", "geo-mean",
+              "modes");
   for (const auto& [key, configs] : routines) {
     const size_t eb = elem_bytes(key[0]);
     for (const Band& band : kBands) {
@@ -165,7 +182,8 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       std::vector<Cand> cands;
       for (const std::string& c : configs)
         for (int y : kSplits) cands.push_back({c, y});
-      std::vector<double> score(cands.size(), 0.0);
+      std::vector<double> score[kModeCount];
+      for (auto& sc : score) sc.assign(cands.size(), 0.0);
       for (int64_t n : band.sizes) {
         const int64_t a_bytes = n * n * int64_t(eb), v_bytes = n * int64_t(eb);
         const int64_t sets = bench::blas2_rotation_set_count(a_bytes + 2 * v_bytes, dev.l2_bytes);
@@ -188,35 +206,46 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
           const int64_t s = i % sets;
           call(h, key, n, A[s], X[s], Y[s]);
         });
-        std::vector<double> times(cands.size());
-        for (size_t c = 0; c < cands.size(); ++c) {
-          progress.show(format_text("%s n=%lld: %s Y=%d", key.c_str(), (long long)n,
-                                    cands[c].config.c_str(), cands[c].y));
-          AEGIS_BENCH_CHECK_AEGIS(h, aegisSetBlas2Override(h, cands[c].config.c_str(), cands[c].y));
-          times[c] = bench::time_on_stream(stream, plan, [&](int64_t i) {
-                       const int64_t s = i % sets;
-                       call(h, key, n, A[s], X[s], Y[s]);
-                     }).median_ms;
+        std::vector<double> times[kModeCount];
+        for (int m = 0; m < kModeCount; ++m) {
+          AEGIS_BENCH_CHECK_AEGIS(h, aegisSetReductionMode(h, kModes[m]));
+          times[m].resize(cands.size());
+          for (size_t c = 0; c < cands.size(); ++c) {
+            progress.show(format_text("%s n=%lld %s: %s Y=%d", key.c_str(), (long long)n,
+                                      kModeNames[m], cands[c].config.c_str(), cands[c].y));
+            AEGIS_BENCH_CHECK_AEGIS(h,
+                                    aegisSetBlas2Override(h, cands[c].config.c_str(), cands[c].y));
+            times[m][c] = bench::time_on_stream(stream, plan, [&](int64_t i) {
+                            const int64_t s = i % sets;
+                            call(h, key, n, A[s], X[s], Y[s]);
+                          }).median_ms;
+          }
+          const double best = *std::min_element(times[m].begin(), times[m].end());
+          for (size_t c = 0; c < cands.size(); ++c) score[m][c] += std::log(times[m][c] / best);
         }
-        const double best = *std::min_element(times.begin(), times.end());
-        for (size_t c = 0; c < cands.size(); ++c) score[c] += std::log(times[c] / best);
         json.begin_object().field("routine", key).field("n", n);
         json.key("ms").begin_array();
         for (size_t c = 0; c < cands.size(); ++c)
           json.begin_object().field("config", cands[c].config).field("y", cands[c].y)
-              .field("median_ms", times[c]).end_object();
+              .field("median_ms", times[0][c]).field("atomics_median_ms", times[1][c]).end_object();
         json.end_array().end_object();
       }
       // Ties go to the earlier candidate (y = 0, automatic, is listed first).
-      size_t win = 0;
-      for (size_t c = 1; c < cands.size(); ++c)
-        if (score[c] < score[win] - 1e-9) win = c;
+      size_t win[kModeCount] = {};
+      for (int m = 0; m < kModeCount; ++m)
+        for (size_t c = 1; c < cands.size(); ++c)
+          if (score[m][c] < score[m][win[m]] - 1e-9) win[m] = c;
       progress.clear();
-      const double geo = std::exp(score[win] / double(band.sizes.size()));
-      std::printf("%-8s %8lld %-22s %5d %9.3f\n", key.c_str(), (long long)band.max_size,
-                  cands[win].config.c_str(), cands[win].y, geo);
-      rows += format_text("{\"%s\", %lld, \"%s\", %d},\n", key.c_str(), (long long)band.max_size,
-                          cands[win].config.c_str(), cands[win].y);
+      const bool agree = win[0] == win[1];
+      for (int m = 0; m < (agree ? 1 : kModeCount); ++m) {
+        const Cand& w = cands[win[m]];
+        const double geo = std::exp(score[m][win[m]] / double(band.sizes.size()));
+        std::printf("%-8s %8lld %-22s %5d %9.3f  %s\n", key.c_str(), (long long)band.max_size,
+                    w.config.c_str(), w.y, geo, agree ? "both modes" : kModeNames[m]);
+        rows += format_text("{\"%s\", %lld, \"%s\", %d%s},\n", key.c_str(),
+                            (long long)band.max_size, w.config.c_str(), w.y,
+                            agree ? "" : kRowModes[m]);
+      }
     }
   }
   AEGIS_BENCH_CHECK_AEGIS(h, aegisSetBlas2Override(h, nullptr, 0));
@@ -233,7 +262,8 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
     }
     std::fprintf(f,
                  "// Level-2 tuning table of %s: {routine, max(m, n) up to (0: any), config, "
-                 "y_split (0: from the size)}.\n// Written by: %s\n%s",
+                 "y_split (0: from the size)[, the one reduction mode served]}.\n"
+                 "// Written by: %s\n%s",
                  dev.name.c_str(), opt.command.c_str(), rows.c_str());
     std::fclose(f);
   }

@@ -25,7 +25,7 @@ void usage(std::FILE* to) {
                "                        [--precisions sdcz] [--routines gemv_n,gemv_t,symv,hemv]\n"
                "                        [--keep FILE.inc]\n"
                "  Times every level-2 configuration with each Y split per routine and size\n"
-               "  band (deterministic mode). Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n"
+               "  band, in both reduction modes. Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n"
                "  --routines tunes those families only; --keep copies the rows of the routine\n"
                "  keys not tuned from an existing table (e.g. the committed one) into --out.\n"
                "usage: aegis-tune gemm-ex [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
