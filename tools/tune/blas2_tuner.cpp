@@ -4,8 +4,8 @@
 // the smallest geometric mean of time over the best time on the band's sizes: one row for
 // both modes where they agree, a row for each mode where they do not. (Timed in the
 // deterministic mode alone, the tuner chose splits of 32-64 blocks per panel at n = 1024 that
-// ran 15-30 % slower in the atomics mode; one winner for both modes gave each mode up to 3 %
-// at some sizes: docs/blas2.md, v13.)
+// ran 15-30 % slower in the atomics mode; one winner for both modes cost one of them up to
+// 4 % at some sizes: docs/blas2.md, v13.)
 #include "blas2_tuner.h"
 
 #include <cuComplex.h>
