@@ -35,16 +35,21 @@ struct Band {
   int64_t max_size;             // row's max(m, n); 0 = any
   std::vector<int64_t> sizes;   // square sizes measured
 };
-// One band per measured size, its edge halfway to the next: the best split moves by a few
-// percent between neighbouring sizes (how many blocks a wave holds, how long each block
+// One band per measured size, its edge halfway to the next size: the best split moves by a
+// few percent between neighbouring sizes (how many blocks a wave holds, how long each block
 // runs), so a band spanning several sizes chose a compromise that cost 2-9 % at some of them
 // (docs/blas2.md, v13). A size between two measured ones takes its nearer neighbour's row.
-const std::vector<Band> kBands = {
-    {1408, {1024}},   {1920, {1792}},   {2560, {2048}},   {3264, {3072}},
-    {3776, {3456}},   {4608, {4096}},   {5632, {5120}},   {6464, {6144}},
-    {7488, {6784}},   {8320, {8192}},   {9280, {8448}},   {11200, {10112}},
-    {14336, {12288}}, {20480, {16384}}, {28672, {24576}}, {0, {32768}},
-};
+const std::vector<int64_t> kTunedSizes = {1024, 1792, 2048, 3072,  3456,  4096,  5120,  6144,
+                                          6784, 8192, 8448, 10112, 12288, 16384, 24576, 32768};
+
+std::vector<Band> size_bands() {
+  std::vector<Band> bands;
+  for (size_t i = 0; i < kTunedSizes.size(); ++i) {
+    const bool last = i + 1 == kTunedSizes.size();
+    bands.push_back({last ? 0 : (kTunedSizes[i] + kTunedSizes[i + 1]) / 2, {kTunedSizes[i]}});
+  }
+  return bands;
+}
 const int kSplits[] = {0, 1, 2, 4, 8, 16, 32, 64};
 // "median_ms" in the JSON is the deterministic mode's, "atomics_median_ms" the other's.
 constexpr int kModeCount = 2;
@@ -172,9 +177,10 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
   bench::ProgressLine progress;
   std::printf("%-8s %8s %-22s %5s %9s  %s\n", "routine", "max size", "config", "Y", "geo-mean",
               "modes");
+  const std::vector<Band> bands = size_bands();
   for (const auto& [key, configs] : routines) {
     const size_t eb = elem_bytes(key[0]);
-    for (const Band& band : kBands) {
+    for (const Band& band : bands) {
       struct Cand {
         std::string config;
         int y;
