@@ -284,4 +284,21 @@ aegisStatus_t aegisGetLastBlas2Choice(aegisHandle_t handle, const char** config,
   return AEGIS_STATUS_SUCCESS;
 }
 
+aegisStatus_t aegisSetBlas2SumsOverride(aegisHandle_t handle, aegisBlas2Sums_t sums) {
+  if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
+  if (sums != AEGIS_BLAS2_SUMS_AUTO && sums != AEGIS_BLAS2_SUMS_WORKSPACE &&
+      sums != AEGIS_BLAS2_SUMS_CLUSTER)
+    return invalid_argument(handle, "aegisSetBlas2SumsOverride", 2, "(sums = %d) is not an aegisBlas2Sums_t",
+                            int(sums));
+  handle->blas2_override_sums = sums;
+  return AEGIS_STATUS_SUCCESS;
+}
+
+aegisStatus_t aegisGetLastBlas2Sums(aegisHandle_t handle, aegisBlas2Sums_t* sums) {
+  if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
+  if (!sums) return invalid_argument(handle, "aegisGetLastBlas2Sums", 2, "(sums) is NULL");
+  *sums = handle->last_blas2_sums;
+  return AEGIS_STATUS_SUCCESS;
+}
+
 }  // extern "C"

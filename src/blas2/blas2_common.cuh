@@ -46,18 +46,26 @@ struct DeviceFlags {
   std::atomic<bool> set[kMaxDevices] = {};
 };
 
-// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device, once per
-// device (flags: one per kernel).
+// Sets `kernel`'s attribute to `value` on the current device, once per device (flags: one
+// per kernel and attribute).
 template <typename... Args>
-cudaError_t allow_dynamic_shared_memory(void (*kernel)(Args...), int bytes, DeviceFlags& flags) {
+cudaError_t set_attribute_once(void (*kernel)(Args...), cudaFuncAttribute attribute, int value,
+                               DeviceFlags& flags) {
   int device = -1;
   cudaError_t e = cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
   const bool cache = device >= 0 && device < DeviceFlags::kMaxDevices;
   if (cache && flags.set[device].load(std::memory_order_acquire)) return cudaSuccess;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  e = cudaFuncSetAttribute(kernel, attribute, value);
   if (e == cudaSuccess && cache) flags.set[device].store(true, std::memory_order_release);
   return e;
+}
+
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` on the current device, once per
+// device.
+template <typename... Args>
+cudaError_t allow_dynamic_shared_memory(void (*kernel)(Args...), int bytes, DeviceFlags& flags) {
+  return set_attribute_once(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes, flags);
 }
 
 __device__ __forceinline__ float shfl_xor(float v, int o) {

@@ -44,10 +44,17 @@ struct Blas2Call {
   const void* beta_device = nullptr;
 };
 
+// Deterministic GEMV splits up to this many blocks per panel meet in a thread-block cluster
+// (cluster_sum.cuh; 8 is the portable cluster size, 16 needs the non-portable attribute).
+constexpr int kClusterSplitMax = 16;
+
 // How the launch combines split sums, and where.
 struct Blas2Plan {
   int y_split = 1;         // thread blocks per block row/column (Symv: tiles per block)
   bool atomics = false;    // atomics mode: pre-scale y, then atomic adds
+  // Deterministic GEMV with 2 <= y_split <= kClusterSplitMax on sm_90+: the split blocks
+  // meet in a cluster (no workspace, no counters).
+  bool cluster_sum = false;
   void* workspace = nullptr;  // deterministic mode: partial sums
   size_t workspace_bytes = 0;
   unsigned* counters = nullptr;  // deterministic mode: per-panel arrival counters (zero)

@@ -158,6 +158,8 @@ enum class Combine {
   Direct,   // one block per output element: y = alpha s + beta y
   Atomic,   // y was scaled by beta before: y += alpha s with atomic adds
   Ordered,  // partials to the workspace; the last block of a panel adds them in fixed order
+  Cluster,  // GEMV: the blocks of a panel are one cluster; the first adds the parts in rank
+            // order in its shared memory (cluster_sum.cuh)
 };
 
 // y[i * inc] = beta * y[i * inc] for i < count (0 where beta = 0, whatever y held): the

@@ -1,10 +1,10 @@
 // GEMV kernel templates: y = alpha op(A) x + beta y for column-major A (m x n).
 //
-//   gemv_n_kernel<T, NB, Q, VEC>   op = N. A thread block owns NB rows (one vector of
+//   gemv_n_kernel<T, NB, Q, VEC, CLUSTER>   op = N. A thread block owns NB rows (one vector of
 //       kVecWidth<T> rows per thread, NB / V threads down the rows) and Q thread columns
 //       that walk interleaved columns, U columns at a time (U independent 16-byte loads in
 //       flight per thread). Y blocks split the columns of one row panel.
-//   gemv_t_kernel<T, NB, Q, VEC, CONJ>   op = T or C. A thread block owns NB columns, Q
+//   gemv_t_kernel<T, NB, Q, VEC, CONJ, CLUSTER>   op = T or C. A thread block owns NB columns, Q
 //       warps of NB / Q columns each; a warp reads its columns down the rows together
 //       (every lane one vector per column, so one load of x serves NB / Q columns) and
 //       reduces with shuffles. Y blocks split the rows; the grid runs panel by panel.
@@ -14,13 +14,18 @@
 // the matrix are always loaded element by element, so no element outside the m x n window
 // (padding rows, rows before an offset block) is ever read.
 //
-// Partial sums of the Y blocks of one panel meet as Combine says: atomics, or an ordered
-// reduction by the last block to arrive (per-panel counter, left at zero again).
+// Partial sums of the Y blocks of one panel meet as Combine says: atomics, an ordered
+// reduction by the last block to arrive (per-panel counter, left at zero again), or, in the
+// CLUSTER kernels (Combine::Cluster, nothing else), an ordered sum in the shared memory of
+// the panel's first block, the Y blocks being one cluster. The cluster code is a template
+// branch of its own: compiled into every kernel, it moved ptxas's register allocation of the
+// others (sgemv T nb64_q8 spilled).
 #pragma once
 
 #include <algorithm>
 
 #include "blas2/blas2_common.cuh"
+#include "blas2/cluster_sum.cuh"
 #include "common/grid_limits.h"
 
 namespace aegis::blas2 {
@@ -55,7 +60,7 @@ struct GemvParams {
   unsigned* counters;
 };
 
-template <typename T, int NB, int Q, bool VEC>
+template <typename T, int NB, int Q, bool VEC, bool CLUSTER>
 __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
     gemv_n_kernel(GemvParams<T> p) {
   constexpr int V = kVecWidth<T>;
@@ -69,6 +74,13 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
   const int64_t cols_per = (p.n + gridDim.y - 1) / gridDim.y;
   const int64_t c0 = int64_t(blockIdx.y) * cols_per;
   const int64_t c1 = min(p.n, c0 + cols_per);
+  __shared__ uint64_t cluster_barrier;
+  extern __shared__ __align__(16) unsigned char cluster_slots[];
+  if constexpr (CLUSTER) {
+    const int64_t panel_first = int64_t(blockIdx.x) * NB - p.row_shift;  // logical row
+    const int64_t rows = min(p.m, panel_first + NB) - max(int64_t(0), panel_first);
+    cluster_sum_begin(&cluster_barrier, uint32_t((gridDim.y - 1) * rows * sizeof(T)));
+  }
 
   T acc[V];
 #pragma unroll
@@ -156,7 +168,21 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
       if (i >= 0 && i < p.m) row[k] = i;
     }
   }
-  if (p.combine == Combine::Direct || gridDim.y == 1) {
+  if constexpr (CLUSTER) {
+    cluster_sum_ready();
+    const ClusterSum cs{&cluster_barrier, cluster_slots};
+    const T beta = p.scalars.get_beta();
+#pragma unroll
+    for (int k = 0; k < RPT; ++k) {
+      if (row[k] < 0) continue;
+      const int r = tid + k * kThreads;
+      if (blockIdx.y != 0)
+        cluster_sum_push(cs, NB, r, sum[k]);
+      else
+        store_result(p.y + row[k] * p.incy, alpha, beta,
+                     cluster_sum_collect(cs, NB, r, int(gridDim.y), sum[k]));
+    }
+  } else if (p.combine == Combine::Direct || gridDim.y == 1) {
     const T beta = p.scalars.get_beta();
 #pragma unroll
     for (int k = 0; k < RPT; ++k)
@@ -181,7 +207,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
   }
 }
 
-template <typename T, int NB, int Q, bool VEC, bool CONJ>
+template <typename T, int NB, int Q, bool VEC, bool CONJ, bool CLUSTER>
 __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int C = NB / Q;  // columns per warp
@@ -194,7 +220,13 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   // (Read from the grid registers where used, not held across the loop: registers.)
   auto panel = [] { return int64_t(blockIdx.y) + int64_t(blockIdx.z) * gridDim.y; };
   const int split = int(gridDim.x);
-  if (panel() * NB >= p.n) return;  // the last z slice of panels may be partial
+  if (panel() * NB >= p.n) return;  // the last z slice of panels may be partial (whole clusters)
+  __shared__ uint64_t cluster_barrier;
+  extern __shared__ __align__(16) unsigned char cluster_slots[];
+  if constexpr (CLUSTER) {
+    const int64_t cols = min(int64_t(NB), p.n - panel() * NB);
+    cluster_sum_begin(&cluster_barrier, uint32_t((split - 1) * cols * sizeof(T)));
+  }
   const int64_t col0 = panel() * NB + warp * C;
   // Rows of this block (relative to p.A, which may start row_shift rows early): a whole
   // number of warp-wide steps of kStep rows.
@@ -268,7 +300,16 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   const int64_t col = col0 + lane;
   const bool owner = lane < C && col < p.n;
   const T alpha = p.scalars.get_alpha();
-  if (p.combine == Combine::Direct || split == 1) {
+  if constexpr (CLUSTER) {
+    cluster_sum_ready();
+    const ClusterSum cs{&cluster_barrier, cluster_slots};
+    if (chunk != 0) {
+      if (owner) cluster_sum_push(cs, NB, warp * C + lane, sum);
+    } else if (owner) {
+      store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(),
+                   cluster_sum_collect(cs, NB, warp * C + lane, split, sum));
+    }
+  } else if (p.combine == Combine::Direct || split == 1) {
     if (owner) store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(), sum);
   } else if (p.combine == Combine::Atomic) {
     wait_for_preceding_kernel();  // y scaled by beta (this grid may have started before)
@@ -283,12 +324,39 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
 
 // ---- launchers --------------------------------------------------------------------------
 
-// Launches a GEMV kernel; in atomics mode as a programmatic dependent of the beta pre-pass,
-// so its loads of A overlap that kernel.
+// Launches a GEMV kernel: in atomics mode as a programmatic dependent of the beta pre-pass,
+// so its loads of A overlap that kernel; with Combine::Cluster the blocks of one panel as a
+// cluster of `cluster` blocks, with (cluster size - 1) x NB parts of shared memory.
+// large_clusters: this kernel's flags for the non-portable cluster sizes (above 8).
 template <typename T>
-cudaError_t launch_gemv(void (*kernel)(GemvParams<T>), dim3 grid, dim3 block,
-                        cudaStream_t stream, const GemvParams<T>& p) {
-  return launch_dependent_if(p.combine == Combine::Atomic, kernel, grid, block, stream, p);
+cudaError_t launch_gemv(void (*kernel)(GemvParams<T>), dim3 grid, dim3 block, dim3 cluster,
+                        int nb, cudaStream_t stream, const GemvParams<T>& p,
+                        DeviceFlags& large_clusters) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  config.attrs = attribute;
+  if (p.combine == Combine::Atomic) {
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    config.numAttrs = 1;
+  } else if (p.combine == Combine::Cluster) {
+    const unsigned size = cluster.x * cluster.y * cluster.z;
+    if (size > 8) {
+      const cudaError_t e = set_attribute_once(
+          kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, large_clusters);
+      if (e != cudaSuccess) return e;
+    }
+    config.dynamicSmemBytes = size_t(size - 1) * size_t(nb) * sizeof(T);
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = cluster.x;
+    attribute[0].val.clusterDim.y = cluster.y;
+    attribute[0].val.clusterDim.z = cluster.z;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, kernel, p);
 }
 
 template <typename T>
@@ -304,7 +372,10 @@ GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t 
   p.y = static_cast<T*>(call.y);
   p.incy = call.incy;
   p.scalars = scalars_of<T>(call);
-  p.combine = split <= 1 ? Combine::Direct : plan.atomics ? Combine::Atomic : Combine::Ordered;
+  p.combine = split <= 1           ? Combine::Direct
+              : plan.atomics       ? Combine::Atomic
+              : plan.cluster_sum   ? Combine::Cluster
+                                   : Combine::Ordered;
   p.partials = static_cast<T*>(plan.workspace);
   p.counters = plan.counters;
   return p;
@@ -328,10 +399,18 @@ struct GemvN {
     }
     const dim3 grid(unsigned(panels(call)), unsigned(split));
     const dim3 block(NB / kVecWidth<T>, Q);
-    auto kernel =
-        call.vector_loads ? gemv_n_kernel<T, NB, Q, true> : gemv_n_kernel<T, NB, Q, false>;
-    return launch_gemv(kernel, grid, block, plan.stream, p);
+    auto kernel = p.combine == Combine::Cluster ? pick_kernel<true>(call.vector_loads)
+                                                : pick_kernel<false>(call.vector_loads);
+    return launch_gemv(kernel, grid, block, dim3(1, unsigned(split)), NB, plan.stream, p,
+                       large_clusters_[call.vector_loads ? 1 : 0]);
   }
+
+ private:
+  template <bool CLUSTER>
+  static auto pick_kernel(bool vector_loads) {
+    return vector_loads ? gemv_n_kernel<T, NB, Q, true, CLUSTER> : gemv_n_kernel<T, NB, Q, false, CLUSTER>;
+  }
+  static inline DeviceFlags large_clusters_[2];  // per cluster kernel (element or vector loads)
 };
 
 template <typename T, int NB, int Q>
@@ -356,14 +435,23 @@ struct GemvT {
     const int64_t gy = std::min<int64_t>(panel_count, kMaxGridDimY);
     const dim3 grid(unsigned(split), unsigned(gy), unsigned((panel_count + gy - 1) / gy));
     const dim3 block(32, Q);
-    constexpr bool kComplex = ScalarTraits<T>::kComplex;
-    const bool conj = kComplex && call.conj;
-    auto kernel = call.vector_loads ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex>
-                                            : gemv_t_kernel<T, NB, Q, true, false>)
-                                    : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex>
-                                            : gemv_t_kernel<T, NB, Q, false, false>);
-    return launch_gemv(kernel, grid, block, plan.stream, p);
+    const bool conj = ScalarTraits<T>::kComplex && call.conj;
+    auto kernel = p.combine == Combine::Cluster ? pick_kernel<true>(call.vector_loads, conj)
+                                                : pick_kernel<false>(call.vector_loads, conj);
+    return launch_gemv(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, p,
+                       large_clusters_[(call.vector_loads ? 2 : 0) + (conj ? 1 : 0)]);
   }
+
+ private:
+  template <bool CLUSTER>
+  static auto pick_kernel(bool vector_loads, bool conj) {
+    constexpr bool kComplex = ScalarTraits<T>::kComplex;
+    return vector_loads ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex, CLUSTER>
+                                : gemv_t_kernel<T, NB, Q, true, false, CLUSTER>)
+                        : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex, CLUSTER>
+                                : gemv_t_kernel<T, NB, Q, false, false, CLUSTER>);
+  }
+  static inline DeviceFlags large_clusters_[4];  // per cluster kernel (loads, conjugation)
 };
 
 }  // namespace aegis::blas2

@@ -62,8 +62,10 @@ struct aegisContext {
   int blas2_counter_count = 0;
   std::string blas2_override_config;
   int blas2_override_y = 0;
+  aegisBlas2Sums_t blas2_override_sums = AEGIS_BLAS2_SUMS_AUTO;
   std::string last_blas2_config;
   int last_blas2_y = 0;
+  aegisBlas2Sums_t last_blas2_sums = AEGIS_BLAS2_SUMS_AUTO;
 
   // Fault tolerance: mode and level, check interval, faults armed for future calls (each
   // with the absolute index of the FT call it fires in), the count of FT calls made

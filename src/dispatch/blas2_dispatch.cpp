@@ -56,8 +56,17 @@ bool instance_serves(const Blas2Instance& inst, const char* routine_key) {
          std::strncmp(inst.name + n, "_nb", 3) == 0;
 }
 
-// Clamp a split to what the launch supports.
-int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Call& call, int y) {
+// Whether a deterministic GEMV split of y blocks can meet in a thread-block cluster (sm_90+).
+bool cluster_sum_possible(const aegisContext& h, const Blas2Instance& inst, int y) {
+  return h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && h.cc_major >= 9 &&
+         (inst.family == Family::GemvN || inst.family == Family::GemvT) && y >= 2 &&
+         y <= blas2::kClusterSplitMax;
+}
+
+// Clamp a split to what the launch supports; `cluster`: the split sums are to meet in a
+// cluster where they can (those need no arrival counter).
+int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Call& call, int y,
+                bool cluster) {
   int64_t v = y < 1 ? 1 : y;
   const int64_t units = std::max<int64_t>(1, inst.split_units(call));
   if (inst.family == Family::Symv || inst.family == Family::Hemv) {
@@ -67,8 +76,10 @@ int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Cal
   }
   v = std::min({v, units, kMaxGridDimY});
   // The ordered reduction counts arrivals per panel; too many panels: no split (the grid
-  // fills the GPU anyway).
-  if (h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && inst.panel_count(call) > h.blas2_counter_count)
+  // fills the GPU anyway). A split that meets in a cluster needs no counter.
+  if (h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC &&
+      !(cluster && cluster_sum_possible(h, inst, int(v))) &&
+      inst.panel_count(call) > h.blas2_counter_count)
     v = 1;
   return int(v);
 }
@@ -126,6 +137,7 @@ Blas2Choice choose_blas2(const aegisContext& h, Precision precision, const Blas2
   const char* key = blas2_routine_key(precision, family);
   Blas2Choice choice;
   int y = 0;
+  bool cluster = false;
   if (!h.blas2_override_config.empty()) {
     const Blas2Instance* inst = blas2::find_blas2_instance(h.blas2_override_config.c_str());
     if (inst && instance_serves(*inst, key)) {
@@ -141,6 +153,7 @@ Blas2Choice choose_blas2(const aegisContext& h, Precision precision, const Blas2
     if (row) {
       choice.instance = blas2::find_blas2_instance(row->config);
       y = row->y_split;
+      cluster = row->sums == Blas2Sums::Cluster;
     }
   }
   if (!choice.instance) {  // a table naming a config this build lacks: first of the family
@@ -152,7 +165,10 @@ Blas2Choice choose_blas2(const aegisContext& h, Precision precision, const Blas2
   }
   if (!choice.instance) return choice;
   if (y == 0) y = auto_y_split(*choice.instance, call, h.sm_count);
-  choice.y_split = clamp_split(h, *choice.instance, call, y);
+  if (h.blas2_override_sums != AEGIS_BLAS2_SUMS_AUTO)
+    cluster = h.blas2_override_sums == AEGIS_BLAS2_SUMS_CLUSTER;
+  choice.y_split = clamp_split(h, *choice.instance, call, y, cluster);
+  choice.cluster_sum = cluster && cluster_sum_possible(h, *choice.instance, choice.y_split);
   return choice;
 }
 
@@ -160,6 +176,7 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
                         const Blas2Call& call) {
   h->last_blas2_config.clear();
   h->last_blas2_y = 0;
+  h->last_blas2_sums = AEGIS_BLAS2_SUMS_AUTO;
   if (h->device < 0)
     return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, routine, "the handle has no device");
   const Blas2Choice choice = choose_blas2(*h, precision, call);
@@ -173,7 +190,8 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   plan.counters = h->blas2_counters;
   plan.counter_count = h->blas2_counter_count;
   plan.l2_bytes = h->l2_bytes;
-  if (!plan.atomics) {
+  plan.cluster_sum = choice.cluster_sum;
+  if (!plan.atomics && !plan.cluster_sum) {
     const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
     if (need > 0) {
       // Partial sums larger than the workspace (SYMV at large n) go to the handle's
@@ -190,6 +208,9 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   if (err != cudaSuccess) return detail::from_cuda(h, routine, err);
   h->last_blas2_config = choice.instance->name;
   h->last_blas2_y = choice.y_split;
+  const bool gemv = call.family == Family::GemvN || call.family == Family::GemvT;
+  if (gemv && !plan.atomics && choice.y_split > 1)
+    h->last_blas2_sums = plan.cluster_sum ? AEGIS_BLAS2_SUMS_CLUSTER : AEGIS_BLAS2_SUMS_WORKSPACE;
   return AEGIS_STATUS_SUCCESS;
 }
 
@@ -197,6 +218,7 @@ aegisStatus_t run_blas2_scale(aegisContext* h, const char* routine, Precision pr
                               int64_t count, const Blas2Call& call) {
   h->last_blas2_config.clear();
   h->last_blas2_y = 0;
+  h->last_blas2_sums = AEGIS_BLAS2_SUMS_AUTO;
   if (h->device < 0)
     return detail::fail(h, AEGIS_STATUS_EXECUTION_FAILED, routine, "the handle has no device");
   return detail::from_cuda(h, routine,

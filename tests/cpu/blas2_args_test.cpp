@@ -554,6 +554,53 @@ TEST_F(Blas2Dispatch, OrderedReductionNeedsCounters) {
   EXPECT_GT(aegis::dispatch::choose_blas2(*h_, Precision::S, call).y_split, 1);
 }
 
+TEST_F(Blas2Dispatch, ClusterSplitsNeedNoCounters) {
+  // On sm_90 a deterministic GEMV split of up to kClusterSplitMax blocks can meet in a
+  // thread-block cluster, which needs no arrival counter; a larger split, an older GPU or the
+  // workspace still do.
+  using namespace aegis::blas2;
+  Blas2Call call;
+  call.family = Family::GemvN;
+  call.m = call.n = call.lda = 1024;
+  h_->blas2_counter_count = 0;
+  h_->cc_major = 9;
+  auto choose = [&](int y) {
+    EXPECT_EQ(aegisSetBlas2Override(h_, "sgemv_n_nb256_q4", y), AEGIS_STATUS_SUCCESS);
+    return aegis::dispatch::choose_blas2(*h_, Precision::S, call);
+  };
+  ASSERT_EQ(aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_CLUSTER), AEGIS_STATUS_SUCCESS);
+  auto c = choose(kClusterSplitMax);
+  EXPECT_EQ(c.y_split, kClusterSplitMax);
+  EXPECT_TRUE(c.cluster_sum);
+  c = choose(kClusterSplitMax + 1);
+  EXPECT_EQ(c.y_split, 1);
+  EXPECT_FALSE(c.cluster_sum);
+  ASSERT_EQ(aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_WORKSPACE), AEGIS_STATUS_SUCCESS);
+  EXPECT_EQ(choose(4).y_split, 1);
+  ASSERT_EQ(aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_CLUSTER), AEGIS_STATUS_SUCCESS);
+  h_->cc_major = 8;  // no clusters before Hopper
+  c = choose(4);
+  EXPECT_EQ(c.y_split, 1);
+  EXPECT_FALSE(c.cluster_sum);
+  ASSERT_EQ(aegisSetReductionMode(h_, AEGIS_REDUCTION_ATOMICS), AEGIS_STATUS_SUCCESS);
+  h_->cc_major = 9;
+  c = choose(4);  // the atomics mode adds into y: no cluster, no counters
+  EXPECT_EQ(c.y_split, 4);
+  EXPECT_FALSE(c.cluster_sum);
+  aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_AUTO);
+  aegisSetBlas2Override(h_, nullptr, 0);
+}
+
+TEST_F(Blas2Dispatch, SumsOverrideArguments) {
+  EXPECT_EQ(aegisSetBlas2SumsOverride(nullptr, AEGIS_BLAS2_SUMS_CLUSTER), AEGIS_STATUS_NOT_INITIALIZED);
+  EXPECT_EQ(aegisSetBlas2SumsOverride(h_, static_cast<aegisBlas2Sums_t>(3)), AEGIS_STATUS_INVALID_VALUE);
+  EXPECT_NE(std::strstr(aegisGetLastErrorString(h_), "parameter 2"), nullptr) << aegisGetLastErrorString(h_);
+  EXPECT_EQ(aegisGetLastBlas2Sums(h_, nullptr), AEGIS_STATUS_INVALID_VALUE);
+  aegisBlas2Sums_t sums = AEGIS_BLAS2_SUMS_CLUSTER;
+  ASSERT_EQ(aegisGetLastBlas2Sums(h_, &sums), AEGIS_STATUS_SUCCESS);
+  EXPECT_EQ(sums, AEGIS_BLAS2_SUMS_AUTO) << "no level-2 call yet";
+}
+
 TEST_F(Blas2Dispatch, OverrideTakesEverySymvHemvConfigurationOfItsRoutine) {
   // Every SYMV/HEMV instance, the staged ones ("..._q8_s3") included, serves its routine key
   // when forced, and no other routine's.

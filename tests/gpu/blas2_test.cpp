@@ -271,8 +271,11 @@ template <typename T>
   const char* config = "";
   int y = 0;
   aegisGetLastBlas2Choice(h, &config, &y);
+  aegisBlas2Sums_t sums = AEGIS_BLAS2_SUMS_AUTO;
+  aegisGetLastBlas2Sums(h, &sums);
   std::string context = std::string(mode == AEGIS_REDUCTION_ATOMICS ? "atomics" : "deterministic") +
-                        ", " + (config[0] ? config : "no kernel") + " Y=" + std::to_string(y);
+                        ", " + (config[0] ? config : "no kernel") + " Y=" + std::to_string(y) +
+                        (sums == AEGIS_BLAS2_SUMS_CLUSTER ? " (cluster)" : "");
   ::testing::AssertionResult r = p.verify(context);
   if (!r || mode != AEGIS_REDUCTION_DETERMINISTIC) return r;
   // Deterministic: the same bits again.
@@ -298,6 +301,35 @@ void expect_forced_config_runs(aegisHandle_t h, const std::string& name, const B
     aegisGetLastBlas2Choice(h, &used, nullptr);
     EXPECT_EQ(name, used);
   }
+}
+
+// expect_forced_config_runs for a GEMV configuration, the deterministic mode once with its
+// split sums meeting in the workspace and once in a cluster where the split allows (2 to 16
+// blocks per panel on sm_90), and the way they met is the one asked for.
+template <typename T>
+void expect_forced_gemv_runs(aegisHandle_t h, const std::string& name, const Blas2Case& c,
+                             uint64_t seed, const std::string& label) {
+  int major = 0, device = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  for (aegisBlas2Sums_t sums : {AEGIS_BLAS2_SUMS_WORKSPACE, AEGIS_BLAS2_SUMS_CLUSTER}) {
+    ASSERT_EQ(aegisSetBlas2SumsOverride(h, sums), AEGIS_STATUS_SUCCESS);
+    EXPECT_TRUE(run_case<T>(h, c, seed, AEGIS_REDUCTION_DETERMINISTIC)) << label;
+    int y = 0;
+    aegisGetLastBlas2Choice(h, nullptr, &y);
+    aegisBlas2Sums_t used = AEGIS_BLAS2_SUMS_AUTO;
+    aegisGetLastBlas2Sums(h, &used);
+    const aegisBlas2Sums_t expected =
+        y <= 1 ? AEGIS_BLAS2_SUMS_AUTO
+        : sums == AEGIS_BLAS2_SUMS_CLUSTER && major >= 9 && y <= 16 ? AEGIS_BLAS2_SUMS_CLUSTER
+                                                                    : AEGIS_BLAS2_SUMS_WORKSPACE;
+    EXPECT_EQ(used, expected) << label << " Y " << y;
+  }
+  ASSERT_EQ(aegisSetBlas2SumsOverride(h, AEGIS_BLAS2_SUMS_AUTO), AEGIS_STATUS_SUCCESS);
+  EXPECT_TRUE(run_case<T>(h, c, seed, AEGIS_REDUCTION_ATOMICS)) << label;
+  const char* used = "";
+  aegisGetLastBlas2Choice(h, &used, nullptr);
+  EXPECT_EQ(name, used);
 }
 
 // The first letter of this precision's configuration names.
@@ -514,11 +546,12 @@ TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
 TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   // Every GEMV T/C configuration of this precision, columns long enough for many full row
   // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
-  // (partial first step) and ragged ends, both modes.
+  // (partial first step) and ragged ends, both modes, the deterministic split sums meeting in
+  // the workspace and in a cluster (splits up to 16; 12 and 16 are non-portable sizes).
   size_t index = 0;
   for (const std::string& name : gemv_configs<TypeParam>("gemv_t")) {
     for (const auto& [m, n] : {std::pair<int64_t, int64_t>{4099, 37}, {1000, 300}, {129, 65}})
-      for (int y : {1, 2, 5, 40, 0}) {
+      for (int y : {1, 2, 5, 12, 16, 40, 0}) {
         ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
         const Blas2Kind kind = kIsComplex<TypeParam> && index % 2 == 1 ? Blas2Kind::GemvC : Blas2Kind::GemvT;
         Blas2Case c = make_case<TypeParam>(kind, m, n, index);
@@ -528,7 +561,7 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
           c.off_r = 1 + int64_t(index % 3);
           c.off_c = 2;
         }
-        expect_forced_config_runs<TypeParam>(
+        expect_forced_gemv_runs<TypeParam>(
             this->h_, name, c, case_seed(this->seed_, index),
             name + " m " + std::to_string(m) + " n " + std::to_string(n) + " Y " + std::to_string(y));
         ++index;
@@ -539,12 +572,13 @@ TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
 
 TYPED_TEST(Blas2Gemv, EveryGemvNConfigurationForcedSplits) {
   // Every GEMV N configuration of this precision with forced column splits (powers of two
-  // and not, up to 9 blocks per panel), both modes, row offsets and ragged panels; the split
-  // asked for is the split used.
+  // and not, up to 17 blocks per panel: clusters of 2 to 16, only the workspace past that),
+  // both modes, row offsets and ragged panels; the split asked for is the split used.
   size_t index = 0;
   for (const std::string& name : gemv_configs<TypeParam>("gemv_n")) {
     for (const auto& [m, n] : {std::pair<int64_t, int64_t>{517, 3001}, {129, 700}})
-      for (int y : {2, 5, 8, 9}) {
+      for (int y : {2, 5, 8, 9, 16, 17}) {
+        if (y > 9 && n < 1000) continue;  // 700 columns: fewer column groups than 16 (Q = 16)
         ASSERT_EQ(aegisSetBlas2Override(this->h_, name.c_str(), y), AEGIS_STATUS_SUCCESS);
         Blas2Case c = make_case<TypeParam>(Blas2Kind::GemvN, m, n, index);
         c.ld_mode = 1;
@@ -555,7 +589,7 @@ TYPED_TEST(Blas2Gemv, EveryGemvNConfigurationForcedSplits) {
         }
         const std::string label = name + " m " + std::to_string(m) + " n " + std::to_string(n) +
                                   " Y " + std::to_string(y);
-        expect_forced_config_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index),
+        expect_forced_gemv_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index),
                                              label);
         int used_y = 0;
         aegisGetLastBlas2Choice(this->h_, nullptr, &used_y);
@@ -569,7 +603,8 @@ TYPED_TEST(Blas2Gemv, EveryGemvNConfigurationForcedSplits) {
 TYPED_TEST(Blas2Gemv, GemvTMorePanelsThanOneGridDimension) {
   // GEMV T/C launches its column panels along grid y and z: more than 65535 panels (short,
   // very wide A) must use the z slices, the last one partial. Deterministic mode falls back
-  // to one block per panel there (more panels than arrival counters); atomics keeps Y = 3.
+  // to one block per panel there (more panels than arrival counters) unless its split meets
+  // in a cluster (sm_90: Y = 3 in both modes).
   size_t index = 0;
   for (const std::string& name : gemv_configs<TypeParam>("gemv_t")) {
     const int64_t nb = std::stoll(name.substr(name.find("_nb") + 3));
@@ -578,7 +613,7 @@ TYPED_TEST(Blas2Gemv, GemvTMorePanelsThanOneGridDimension) {
     const Blas2Kind kind = kIsComplex<TypeParam> && index % 2 == 1 ? Blas2Kind::GemvC : Blas2Kind::GemvT;
     Blas2Case c = make_case<TypeParam>(kind, m, n, index);
     c.ld_mode = int(index % 2);  // lda = 3 (element loads) or 8 (vector loads where they fit)
-    expect_forced_config_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index),
+    expect_forced_gemv_runs<TypeParam>(this->h_, name, c, case_seed(this->seed_, index),
                                          name + " m 3 n " + std::to_string(n));
     ++index;
   }

@@ -1,0 +1,112 @@
+// The deterministic GEMV reduction inside a thread-block cluster (sm_90): the Y blocks that
+// split one panel are one cluster; every block but the first pushes its partial sums into
+// the first block's shared memory (st.async, counted on an mbarrier there) and exits at
+// once; the first block waits for those bytes and adds the parts in rank order.
+//
+// Why: the workspace reduction holds every block at its end (an acquire-release arrival,
+// which waits for the block's partial stores to reach L2) and leaves the last block's
+// reduction as the call's tail; at the large splits where the atomics mode is fastest that
+// cost the deterministic mode 1-9 % (docs/blas2.md v13). Here no block waits for memory
+// at its end, and nothing goes through L2.
+#pragma once
+
+#include <cstdint>
+
+#include "blas2/blas2_scalar.cuh"
+#include "common/shared_address.cuh"
+
+namespace aegis::blas2 {
+
+struct ClusterSum {
+  uint64_t* barrier;  // the first block's mbarrier (shared, in every block)
+  void* slots;        // (Y - 1) x NB parts in the first block's dynamic shared memory
+};
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+  return r;
+}
+
+// First in the kernel, by every thread of every block of the cluster: the first block
+// arms its barrier for `bytes` pushed bytes, and every thread arrives on the cluster
+// barrier (its wait comes in cluster_sum_finish, so nothing waits here).
+__device__ __forceinline__ void cluster_sum_begin(uint64_t* barrier, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (cluster_rank() == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
+    const uint32_t bar = shared_address(barrier);
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+#endif
+}
+
+// Every thread of every block, once its partial sums are final: the cluster barrier armed
+// in cluster_sum_begin is passed (the first block's mbarrier is initialized).
+__device__ __forceinline__ void cluster_sum_ready() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
+#endif
+}
+
+// A block of rank > 0: part `index` of the panel to the first block's slot.
+template <typename T>
+__device__ __forceinline__ void cluster_sum_push(const ClusterSum& cs, int nb, int index, T v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  T* local = static_cast<T*>(cs.slots) + int64_t(cluster_rank() - 1) * nb + index;
+  uint32_t remote, bar;
+  asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(shared_address(local)));
+  asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(bar) : "r"(shared_address(cs.barrier)));
+  if constexpr (std::is_same_v<T, float>) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote),
+                 "f"(v), "r"(bar)
+                 : "memory");
+  } else if constexpr (std::is_same_v<T, double>) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f64 [%0], %1, [%2];" ::"r"(remote),
+                 "d"(v), "r"(bar)
+                 : "memory");
+  } else if constexpr (std::is_same_v<T, cuComplex>) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(remote),
+                 "f"(v.x), "f"(v.y), "r"(bar)
+                 : "memory");
+  } else {
+    static_assert(std::is_same_v<T, cuDoubleComplex>, "a level-2 scalar type");
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f64 [%0], {%1, %2}, [%3];" ::"r"(remote),
+                 "d"(v.x), "d"(v.y), "r"(bar)
+                 : "memory");
+  }
+#endif
+}
+
+// The first block: waits until every part has arrived, then returns own + the parts of
+// ranks 1..split-1 in that order, from zero (the same bits every run).
+template <typename T>
+__device__ __forceinline__ T cluster_sum_collect(const ClusterSum& cs, int nb, int index, int split,
+                                                 T own) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const uint32_t bar = shared_address(cs.barrier);
+  uint32_t done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n .reg .pred p;\n"
+        " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n"
+        " selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(bar)
+        : "memory");
+  }
+  const T* slots = static_cast<const T*>(cs.slots);
+  T s = add(zero<T>(), own);
+  for (int r = 1; r < split; ++r) s = add(s, slots[int64_t(r - 1) * nb + index]);
+  return s;
+#else
+  return own;
+#endif
+}
+
+}  // namespace aegis::blas2
