@@ -81,6 +81,7 @@ struct LibRun {
   double min_ms = kNaN, max_ms = kNaN;
   std::string config;
   int y_split = 0;
+  aegisBlas2Sums_t sums = AEGIS_BLAS2_SUMS_AUTO;  // where a deterministic GEMV split met
 };
 
 struct Result {
@@ -103,7 +104,8 @@ void print_blas2_usage(std::FILE* out) {
       "SYMV/HEMV, plus x and y. %%bw is against the read bandwidth (--bandwidth). aegis\n"
       "runs in both reduction modes (det = deterministic, the default; atom = atomics);\n"
       "cuBLAS SYMV/HEMV in its default mode and with CUBLAS_ATOMICS_ALLOWED. 'blas2' runs\n"
-      "gemv, symv and hemv.\n"
+      "gemv, symv and hemv. The config column: dispatch's choice, its Y split (det/atom);\n"
+      "'Yc' where the deterministic split sums met in a thread-block cluster.\n"
       "\n"
       "  --precisions LETTERS  any of s, d, c, z (default sdcz)\n"
       "  --trans LETTERS       GEMV: any of N, T, C (default NT; C only for c, z)\n"
@@ -360,6 +362,8 @@ void write_run(JsonWriter& j, const char* key, const LibRun& r) {
       .field("verified", r.verified)
       .field("max_err", r.error);
   if (!r.config.empty()) j.field("config", r.config).field("y_split", r.y_split);
+  if (r.sums != AEGIS_BLAS2_SUMS_AUTO)
+    j.field("sums", r.sums == AEGIS_BLAS2_SUMS_CLUSTER ? "cluster" : "workspace");
   j.end_object();
 }
 
@@ -435,6 +439,7 @@ int run_blas2(const Invocation& invocation) {
         return [&run, ah]() {
           const char* cfg = "";
           AEGIS_BENCH_CHECK_AEGIS(ah, aegisGetLastBlas2Choice(ah, &cfg, &run.y_split));
+          AEGIS_BENCH_CHECK_AEGIS(ah, aegisGetLastBlas2Sums(ah, &run.sums));
           run.config = cfg;
         };
       };
@@ -493,6 +498,7 @@ int run_blas2(const Invocation& invocation) {
                            ? format_text("%.3f", res.aegis_det.gbs / res.cublas.gbs) : "-",
                        cub_best > 0 && aeg_best > 0 ? format_text("%.3f", aeg_best / cub_best) : "-",
                        res.aegis_det.config + " Y=" + std::to_string(res.aegis_det.y_split) +
+                           (res.aegis_det.sums == AEGIS_BLAS2_SUMS_CLUSTER ? "c" : "") +
                            (res.aegis_atomics.ran ? "/" + std::to_string(res.aegis_atomics.y_split) : "")});
       results.push_back(res);
     }

@@ -5,7 +5,10 @@
 // both modes where they agree, a row for each mode where they do not. (Timed in the
 // deterministic mode alone, the tuner chose splits of 32-64 blocks per panel at n = 1024 that
 // ran 15-30 % slower in the atomics mode; one winner for both modes cost one of them up to
-// 4 % at some sizes: docs/blas2.md, v13.)
+// 4 % at some sizes: docs/blas2.md, v13.) In the deterministic mode each GEMV split of 2 to 16
+// blocks is timed twice, its sums meeting in the workspace and in a thread-block cluster
+// (aegisSetBlas2SumsOverride): the cluster wins at some sizes and splits and loses up to 15 %
+// at others (docs/blas2.md, v14).
 #include "blas2_tuner.h"
 
 #include <cuComplex.h>
@@ -51,6 +54,8 @@ std::vector<Band> size_bands() {
   return bands;
 }
 const int kSplits[] = {0, 1, 2, 4, 8, 16, 32, 64};
+// The largest split whose sums can meet in a cluster (kClusterSplitMax, blas2_launch.h).
+constexpr int kClusterSplitMax = 16;
 // "median_ms" in the JSON is the deterministic mode's, "atomics_median_ms" the other's.
 constexpr int kModeCount = 2;
 const aegisReductionMode_t kModes[kModeCount] = {AEGIS_REDUCTION_DETERMINISTIC,
@@ -59,6 +64,8 @@ const char* const kModeNames[kModeCount] = {"det", "atomics"};
 // The last field of a table row that serves one mode only (blas2_dispatch.h).
 const char* const kRowModes[kModeCount] = {", Blas2RowModes::DeterministicOnly",
                                            ", Blas2RowModes::AtomicsOnly"};
+// Appended to a deterministic row whose split sums meet in a cluster.
+const char* const kClusterSums = ", Blas2Sums::Cluster";
 
 size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
 
@@ -184,10 +191,15 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       struct Cand {
         std::string config;
         int y;
+        bool cluster;  // deterministic mode only: the split sums meet in a cluster
       };
+      const bool gemv = key.find("gemv") != std::string::npos;
       std::vector<Cand> cands;
       for (const std::string& c : configs)
-        for (int y : kSplits) cands.push_back({c, y});
+        for (int y : kSplits) {
+          cands.push_back({c, y, false});
+          if (gemv && y >= 2 && y <= kClusterSplitMax) cands.push_back({c, y, true});
+        }
       std::vector<double> score[kModeCount];
       for (auto& sc : score) sc.assign(cands.size(), 0.0);
       for (int64_t n : band.sizes) {
@@ -215,12 +227,17 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
         std::vector<double> times[kModeCount];
         for (int m = 0; m < kModeCount; ++m) {
           AEGIS_BENCH_CHECK_AEGIS(h, aegisSetReductionMode(h, kModes[m]));
-          times[m].resize(cands.size());
+          times[m].assign(cands.size(), HUGE_VAL);
           for (size_t c = 0; c < cands.size(); ++c) {
-            progress.show(format_text("%s n=%lld %s: %s Y=%d", key.c_str(), (long long)n,
-                                      kModeNames[m], cands[c].config.c_str(), cands[c].y));
+            if (cands[c].cluster && kModes[m] != AEGIS_REDUCTION_DETERMINISTIC) continue;
+            progress.show(format_text("%s n=%lld %s: %s Y=%d%s", key.c_str(), (long long)n,
+                                      kModeNames[m], cands[c].config.c_str(), cands[c].y,
+                                      cands[c].cluster ? " cluster" : ""));
             AEGIS_BENCH_CHECK_AEGIS(h,
                                     aegisSetBlas2Override(h, cands[c].config.c_str(), cands[c].y));
+            AEGIS_BENCH_CHECK_AEGIS(
+                h, aegisSetBlas2SumsOverride(h, cands[c].cluster ? AEGIS_BLAS2_SUMS_CLUSTER
+                                                                 : AEGIS_BLAS2_SUMS_WORKSPACE));
             times[m][c] = bench::time_on_stream(stream, plan, [&](int64_t i) {
                             const int64_t s = i % sets;
                             call(h, key, n, A[s], X[s], Y[s]);
@@ -231,9 +248,13 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
         }
         json.begin_object().field("routine", key).field("n", n);
         json.key("ms").begin_array();
-        for (size_t c = 0; c < cands.size(); ++c)
-          json.begin_object().field("config", cands[c].config).field("y", cands[c].y)
-              .field("median_ms", times[0][c]).field("atomics_median_ms", times[1][c]).end_object();
+        for (size_t c = 0; c < cands.size(); ++c) {
+          json.begin_object().field("config", cands[c].config).field("y", cands[c].y);
+          if (cands[c].cluster) json.field("sums", "cluster");
+          json.field("median_ms", times[0][c]);
+          if (!cands[c].cluster) json.field("atomics_median_ms", times[1][c]);
+          json.end_object();
+        }
         json.end_array().end_object();
       }
       // Ties go to the earlier candidate (y = 0, automatic, is listed first).
@@ -246,15 +267,17 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       for (int m = 0; m < (agree ? 1 : kModeCount); ++m) {
         const Cand& w = cands[win[m]];
         const double geo = std::exp(score[m][win[m]] / double(band.sizes.size()));
-        std::printf("%-8s %8lld %-22s %5d %9.3f  %s\n", key.c_str(), (long long)band.max_size,
-                    w.config.c_str(), w.y, geo, agree ? "both modes" : kModeNames[m]);
-        rows += format_text("{\"%s\", %lld, \"%s\", %d%s},\n", key.c_str(),
+        std::printf("%-8s %8lld %-22s %5d %9.3f  %s%s\n", key.c_str(), (long long)band.max_size,
+                    w.config.c_str(), w.y, geo, agree ? "both modes" : kModeNames[m],
+                    w.cluster ? " (cluster)" : "");
+        rows += format_text("{\"%s\", %lld, \"%s\", %d%s%s},\n", key.c_str(),
                             (long long)band.max_size, w.config.c_str(), w.y,
-                            agree ? "" : kRowModes[m]);
+                            agree ? "" : kRowModes[m], w.cluster ? kClusterSums : "");
       }
     }
   }
   AEGIS_BENCH_CHECK_AEGIS(h, aegisSetBlas2Override(h, nullptr, 0));
+  AEGIS_BENCH_CHECK_AEGIS(h, aegisSetBlas2SumsOverride(h, AEGIS_BLAS2_SUMS_AUTO));
   json.end_array().end_object();
   if (!opt.json_path.empty() && !json.save(opt.json_path)) {
     std::fprintf(stderr, "aegis-tune: cannot write %s\n", opt.json_path.c_str());
@@ -268,7 +291,8 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
     }
     std::fprintf(f,
                  "// Level-2 tuning table of %s: {routine, max(m, n) up to (0: any), config, "
-                 "y_split (0: from the size)[, the one reduction mode served]}.\n"
+                 "y_split (0: from the size)[, the one reduction mode served[, where the "
+                 "deterministic split sums meet]]}.\n"
                  "// Written by: %s\n%s",
                  dev.name.c_str(), opt.command.c_str(), rows.c_str());
     std::fclose(f);
