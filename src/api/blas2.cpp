@@ -139,7 +139,7 @@ aegisStatus_t gemv(const char* routine, aegisHandle_t h, aegisOperation_t trans,
     if (offset_c < 0) return invalid_argument(h, routine, 13, "(offset_c = %lld) must be >= 0", ll(offset_c));
   }
 
-  h->last_blas2_config.clear();
+  h->last_blas2_config = "";
   h->last_blas2_y = 0;
   if (m == 0 || n == 0) return AEGIS_STATUS_SUCCESS;
   const bool t = trans != AEGIS_OP_N;
@@ -189,7 +189,7 @@ aegisStatus_t symv(const char* routine, bool hermitian, aegisHandle_t h, aegisFi
   if (offset_variant && offset < 0)
     return invalid_argument(h, routine, 11, "(offset = %lld) must be >= 0", ll(offset));
 
-  h->last_blas2_config.clear();
+  h->last_blas2_config = "";
   h->last_blas2_y = 0;
   if (n == 0) return AEGIS_STATUS_SUCCESS;
   Blas2Call call;
@@ -263,23 +263,24 @@ const char* aegisBlas2ConfigName(int index) {
 aegisStatus_t aegisSetBlas2Override(aegisHandle_t handle, const char* config, int y_split) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
   if (!config) {
-    handle->blas2_override_config.clear();
+    handle->blas2_override = nullptr;
     handle->blas2_override_y = 0;
     return AEGIS_STATUS_SUCCESS;
   }
-  if (!aegis::blas2::find_blas2_instance(config))
+  const aegis::blas2::Blas2Instance* instance = aegis::blas2::find_blas2_instance(config);
+  if (!instance)
     return invalid_argument(handle, "aegisSetBlas2Override", 2,
                             "(config = \"%s\") is not a level-2 configuration of this build", config);
   if (y_split < 0)
     return invalid_argument(handle, "aegisSetBlas2Override", 3, "(y_split = %d) must be >= 0", y_split);
-  handle->blas2_override_config = config;
+  handle->blas2_override = instance;
   handle->blas2_override_y = y_split;
   return AEGIS_STATUS_SUCCESS;
 }
 
 aegisStatus_t aegisGetLastBlas2Choice(aegisHandle_t handle, const char** config, int* y_split) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
-  if (config) *config = handle->last_blas2_config.c_str();
+  if (config) *config = handle->last_blas2_config;
   if (y_split) *y_split = handle->last_blas2_y;
   return AEGIS_STATUS_SUCCESS;
 }

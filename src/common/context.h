@@ -12,6 +12,9 @@
 namespace aegis::dispatch {
 struct TuningTable;
 }
+namespace aegis::blas2 {
+struct Blas2Instance;
+}
 
 struct aegisContext {
   // Device the handle was created on (-1: a context made for host-only tests).
@@ -60,10 +63,10 @@ struct aegisContext {
   aegisReductionMode_t reduction_mode = AEGIS_REDUCTION_DETERMINISTIC;
   unsigned* blas2_counters = nullptr;
   int blas2_counter_count = 0;
-  std::string blas2_override_config;
+  const aegis::blas2::Blas2Instance* blas2_override = nullptr;  // nullptr: none
   int blas2_override_y = 0;
   aegisBlas2Sums_t blas2_override_sums = AEGIS_BLAS2_SUMS_AUTO;
-  std::string last_blas2_config;
+  const char* last_blas2_config = "";  // an instance's name (static) or ""
   int last_blas2_y = 0;
   aegisBlas2Sums_t last_blas2_sums = AEGIS_BLAS2_SUMS_AUTO;
 

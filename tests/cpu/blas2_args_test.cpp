@@ -23,6 +23,7 @@
 #include "blas2/blas2_launch.h"
 #include "deviceless.h"
 #include "dispatch/blas2_dispatch.h"
+#include "dispatch/tuning_table.h"
 
 namespace aegis_test {
 namespace {
@@ -589,6 +590,49 @@ TEST_F(Blas2Dispatch, ClusterSplitsNeedNoCounters) {
   EXPECT_FALSE(c.cluster_sum);
   aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_AUTO);
   aegisSetBlas2Override(h_, nullptr, 0);
+}
+
+TEST_F(Blas2Dispatch, ChoiceFollowsTheH200TableRows) {
+  // Dispatch looks the rows up through a per-routine index built once; every routine, size
+  // band edge and mode must still get the configuration, split and sums of the first row of
+  // the table that serves it (blas2_row).
+  using namespace aegis::blas2;
+  using aegis::dispatch::blas2_row;
+  h_->tuning = aegis::dispatch::find_tuning_table("NVIDIA H200");
+  ASSERT_NE(h_->tuning, nullptr);
+  h_->cc_major = 9;
+  h_->blas2_counter_count = aegis::detail::kBlas2CounterCount;
+  const auto& table = aegis::dispatch::blas2_table("h200");
+  int checked = 0;
+  for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS}) {
+    ASSERT_EQ(aegisSetReductionMode(h_, mode), AEGIS_STATUS_SUCCESS);
+    for (int k = 0; k < table.row_count; ++k)
+      for (int64_t size : {table.rows[k].max_size, table.rows[k].max_size + 1}) {
+        if (size <= 0) size = 40000;
+        for (int p = 0; p < 4; ++p)
+          for (Family f : {Family::GemvN, Family::GemvT, Family::Symv, Family::Hemv}) {
+            const char* key = aegis::dispatch::blas2_routine_key(Precision(p), f);
+            const auto* row = blas2_row(table, key, size, mode);
+            if (!row || std::strcmp(key, table.rows[k].routine) != 0) continue;
+            Blas2Call call;
+            call.family = f;
+            call.m = call.n = call.lda = size;
+            const auto c = aegis::dispatch::choose_blas2(*h_, Precision(p), call);
+            ASSERT_NE(c.instance, nullptr) << key << " " << size;
+            EXPECT_STREQ(c.instance->name, row->config) << key << " " << size;
+            if (row->y_split > 0)  // clamped to the work units of small sizes
+              EXPECT_LE(c.y_split, row->y_split) << key << " " << size;
+            if (row->y_split > 0 && size >= 4096 && f != Family::Symv && f != Family::Hemv)
+              EXPECT_EQ(c.y_split, row->y_split) << key << " " << size;
+            EXPECT_EQ(c.cluster_sum, mode == AEGIS_REDUCTION_DETERMINISTIC && c.y_split >= 2 &&
+                                         c.y_split <= kClusterSplitMax &&
+                                         row->sums == aegis::dispatch::Blas2Sums::Cluster)
+                << key << " " << size;
+            ++checked;
+          }
+      }
+  }
+  EXPECT_GT(checked, 500);
 }
 
 TEST_F(Blas2Dispatch, SumsOverrideArguments) {
