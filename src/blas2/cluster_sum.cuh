@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "blas2/blas2_scalar.cuh"
 #include "common/shared_address.cuh"
@@ -32,7 +33,7 @@ __device__ __forceinline__ unsigned cluster_rank() {
 
 // First in the kernel, by every thread of every block of the cluster: the first block
 // arms its barrier for `bytes` pushed bytes, and every thread arrives on the cluster
-// barrier (its wait comes in cluster_sum_finish, so nothing waits here).
+// barrier (its wait comes in cluster_sum_ready, after the main loop, so nothing waits here).
 __device__ __forceinline__ void cluster_sum_begin(uint64_t* barrier, uint32_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (cluster_rank() == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
