@@ -431,6 +431,8 @@ AEGIS_API aegisStatus_t aegisGetLastBlas2Choice(aegisHandle_t handle, const char
  * later, splits of 2 to 16) and the first adds the others' sums, pushed into its shared
  * memory, in block order. AUTO: as the tuning table says. Atomics mode and SYMV/HEMV are
  * unaffected. */
+/* The largest GEMV split (thread blocks per panel) whose sums can meet in a cluster. */
+#define AEGIS_BLAS2_CLUSTER_SPLIT_MAX 16
 typedef enum {
   AEGIS_BLAS2_SUMS_AUTO = 0,
   AEGIS_BLAS2_SUMS_WORKSPACE = 1,

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "aegis/aegis.h"
+
 namespace aegis::blas2 {
 
 enum class Precision { S = 0, D = 1, C = 2, Z = 3 };
@@ -44,9 +46,10 @@ struct Blas2Call {
   const void* beta_device = nullptr;
 };
 
-// Deterministic GEMV splits up to this many blocks per panel meet in a thread-block cluster
-// (cluster_sum.cuh; 8 is the portable cluster size, 16 needs the non-portable attribute).
-constexpr int kClusterSplitMax = 16;
+// Deterministic GEMV splits up to this many blocks per panel can meet in a thread-block
+// cluster (cluster_sum.cuh; 8 is the portable cluster size, 16 needs the non-portable
+// attribute).
+constexpr int kClusterSplitMax = AEGIS_BLAS2_CLUSTER_SPLIT_MAX;
 
 // How the launch combines split sums, and where.
 struct Blas2Plan {

@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "blas2/blas2_scalar.cuh"
-#include "common/shared_address.cuh"
+#include "gemm/sm90/sm90_primitives.cuh"
 
 namespace aegis::blas2 {
 
@@ -23,25 +23,15 @@ struct ClusterSum {
   void* slots;        // (Y - 1) x NB parts in the first block's dynamic shared memory
 };
 
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-#endif
-  return r;
-}
-
 // First in the kernel, by every thread of every block of the cluster: the first block
 // arms its barrier for `bytes` pushed bytes, and every thread arrives on the cluster
 // barrier (its wait comes in cluster_sum_ready, after the main loop, so nothing waits here).
 __device__ __forceinline__ void cluster_sum_begin(uint64_t* barrier, uint32_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (cluster_rank() == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
-    const uint32_t bar = shared_address(barrier);
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                 : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  if (gemm::sm90::cluster_cta_rank() == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
+    gemm::sm90::mbar_init(barrier, 1);
+    gemm::sm90::mbar_arrive_expect_tx(barrier, bytes);
+    gemm::sm90::fence_barrier_init();
   }
   asm volatile("barrier.cluster.arrive.release;" ::: "memory");
 #endif
@@ -59,10 +49,10 @@ __device__ __forceinline__ void cluster_sum_ready() {
 template <typename T>
 __device__ __forceinline__ void cluster_sum_push(const ClusterSum& cs, int nb, int index, T v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  T* local = static_cast<T*>(cs.slots) + int64_t(cluster_rank() - 1) * nb + index;
-  uint32_t remote, bar;
-  asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(shared_address(local)));
-  asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(bar) : "r"(shared_address(cs.barrier)));
+  const T* local =
+      static_cast<const T*>(cs.slots) + int64_t(gemm::sm90::cluster_cta_rank() - 1) * nb + index;
+  const uint32_t remote = gemm::sm90::cluster_peer_addr(local, 0);
+  const uint32_t bar = gemm::sm90::cluster_peer_addr(cs.barrier, 0);
   if constexpr (std::is_same_v<T, float>) {
     asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote),
                  "f"(v), "r"(bar)
@@ -90,17 +80,7 @@ template <typename T>
 __device__ __forceinline__ T cluster_sum_collect(const ClusterSum& cs, int nb, int index, int split,
                                                  T own) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const uint32_t bar = shared_address(cs.barrier);
-  uint32_t done = 0;
-  while (!done) {
-    asm volatile(
-        "{\n .reg .pred p;\n"
-        " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n"
-        " selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(bar)
-        : "memory");
-  }
+  gemm::sm90::mbar_wait_cluster(cs.barrier, 0);
   const T* slots = static_cast<const T*>(cs.slots);
   T s = add(zero<T>(), own);
   for (int r = 1; r < split; ++r) s = add(s, slots[int64_t(r - 1) * nb + index]);

@@ -321,8 +321,9 @@ void expect_forced_gemv_runs(aegisHandle_t h, const std::string& name, const Bla
     aegisGetLastBlas2Sums(h, &used);
     const aegisBlas2Sums_t expected =
         y <= 1 ? AEGIS_BLAS2_SUMS_AUTO
-        : sums == AEGIS_BLAS2_SUMS_CLUSTER && major >= 9 && y <= 16 ? AEGIS_BLAS2_SUMS_CLUSTER
-                                                                    : AEGIS_BLAS2_SUMS_WORKSPACE;
+        : sums == AEGIS_BLAS2_SUMS_CLUSTER && major >= 9 && y <= AEGIS_BLAS2_CLUSTER_SPLIT_MAX
+            ? AEGIS_BLAS2_SUMS_CLUSTER
+            : AEGIS_BLAS2_SUMS_WORKSPACE;
     EXPECT_EQ(used, expected) << label << " Y " << y;
   }
   ASSERT_EQ(aegisSetBlas2SumsOverride(h, AEGIS_BLAS2_SUMS_AUTO), AEGIS_STATUS_SUCCESS);
