@@ -425,12 +425,13 @@ AEGIS_API aegisStatus_t aegisSetBlas2Override(aegisHandle_t handle, const char* 
  * work ("" and 0 otherwise). */
 AEGIS_API aegisStatus_t aegisGetLastBlas2Choice(aegisHandle_t handle, const char** config,
                                                 int* y_split);
-/* Where the split sums of a deterministic GEMV meet (both give the same bits on every run):
- * WORKSPACE: each block stores its partial sums, and the last block of a panel to arrive adds
- * them in block order; CLUSTER: the blocks of a panel form a thread-block cluster (sm_90 and
- * later, splits of 2 to 16) and the first adds the others' sums, pushed into its shared
- * memory, in block order. AUTO: as the tuning table says. Atomics mode and SYMV/HEMV are
- * unaffected. */
+/* Where the split sums of a GEMV meet. WORKSPACE: in the deterministic mode each block
+ * stores its partial sums, and the last block of a panel to arrive adds them in block order;
+ * in the atomics mode each block adds its sums into y (scaled by beta first). CLUSTER, either
+ * mode: the blocks of a panel form a thread-block cluster (sm_90 and later, splits of 2 to
+ * 16) and the first adds the others' sums, pushed into its shared memory, in block order
+ * (the same bits on every run; in the atomics mode where the tuning table found it faster
+ * than the atomic adds). AUTO: as the tuning table says. SYMV/HEMV are unaffected. */
 /* The largest GEMV split (thread blocks per panel) whose sums can meet in a cluster. */
 #define AEGIS_BLAS2_CLUSTER_SPLIT_MAX 16
 typedef enum {
@@ -438,13 +439,14 @@ typedef enum {
   AEGIS_BLAS2_SUMS_WORKSPACE = 1,
   AEGIS_BLAS2_SUMS_CLUSTER = 2
 } aegisBlas2Sums_t;
-/* Makes every following deterministic GEMV on this handle combine its split sums as `sums`
- * says where it can (CLUSTER: where the device and the split allow, else WORKSPACE); AUTO
- * restores the tuning table's choice. With aegisSetBlas2Override, for tuning. */
+/* Makes every following GEMV on this handle combine its split sums as `sums` says where it
+ * can (CLUSTER: where the device and the split allow, else WORKSPACE); AUTO restores the
+ * tuning table's choice. With aegisSetBlas2Override, for tuning. */
 AEGIS_API aegisStatus_t aegisSetBlas2SumsOverride(aegisHandle_t handle, aegisBlas2Sums_t sums);
 /* How the last level-2 call on this handle that launched work combined its split sums:
- * WORKSPACE or CLUSTER for a deterministic GEMV split over several blocks, AUTO otherwise
- * (one block per panel, atomics mode, SYMV/HEMV, no work). */
+ * WORKSPACE or CLUSTER for a deterministic GEMV split over several blocks, CLUSTER for an
+ * atomics-mode GEMV whose split met in a cluster, AUTO otherwise (one block per panel,
+ * atomic adds, SYMV/HEMV, no work). */
 AEGIS_API aegisStatus_t aegisGetLastBlas2Sums(aegisHandle_t handle, aegisBlas2Sums_t* sums);
 /* Name of the tuning table dispatch uses on this handle's device ("default" if the device
  * has no table of its own). */

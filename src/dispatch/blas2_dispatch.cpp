@@ -102,11 +102,12 @@ bool instance_serves(const Blas2Instance& inst, const char* routine_key) {
          std::strncmp(inst.name + n, "_nb", 3) == 0;
 }
 
-// Whether a deterministic GEMV split of y blocks can meet in a thread-block cluster (sm_90+).
+// Whether a GEMV split of y blocks can meet in a thread-block cluster (sm_90+), in either
+// reduction mode: the cluster's ordered sum is deterministic, and in the atomics mode it
+// saves the beta pre-pass and the atomic adds (the tuning rows say where that pays).
 bool cluster_sum_possible(const aegisContext& h, const Blas2Instance& inst, int y) {
-  return h.reduction_mode == AEGIS_REDUCTION_DETERMINISTIC && h.cc_major >= 9 &&
-         (inst.family == Family::GemvN || inst.family == Family::GemvT) && y >= 2 &&
-         y <= blas2::kClusterSplitMax;
+  return h.cc_major >= 9 && (inst.family == Family::GemvN || inst.family == Family::GemvT) &&
+         y >= 2 && y <= blas2::kClusterSplitMax;
 }
 
 // Clamp a split to what the launch supports; `cluster`: the split sums are to meet in a
@@ -227,7 +228,8 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
                         "no %s kernel in this build", blas2_routine_key(precision, call.family));
   blas2::Blas2Plan plan;
   plan.y_split = choice.y_split;
-  plan.atomics = h->reduction_mode == AEGIS_REDUCTION_ATOMICS;
+  // A split meeting in a cluster needs neither atomics nor the workspace, in either mode.
+  plan.atomics = h->reduction_mode == AEGIS_REDUCTION_ATOMICS && !choice.cluster_sum;
   plan.stream = h->stream;
   plan.counters = h->blas2_counters;
   plan.counter_count = h->blas2_counter_count;
@@ -251,7 +253,7 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   h->last_blas2_config = choice.instance->name;
   h->last_blas2_y = choice.y_split;
   const bool gemv = call.family == Family::GemvN || call.family == Family::GemvT;
-  if (gemv && !plan.atomics && choice.y_split > 1)
+  if (gemv && !plan.atomics && choice.y_split > 1)  // atomics mode: CLUSTER or AUTO
     h->last_blas2_sums = plan.cluster_sum ? AEGIS_BLAS2_SUMS_CLUSTER : AEGIS_BLAS2_SUMS_WORKSPACE;
   return AEGIS_STATUS_SUCCESS;
 }

@@ -11,9 +11,11 @@ struct aegisContext;
 
 namespace aegis::dispatch {
 
-// Where a deterministic GEMV's split sums meet (aegisBlas2Sums_t's WORKSPACE and CLUSTER).
-// The cluster is faster at some (size, split) and slower at others (co-scheduling a cluster
-// of 4-16 blocks), so the tuner times both (docs/blas2.md, v14).
+// Where a GEMV's split sums meet (aegisBlas2Sums_t's WORKSPACE and CLUSTER). The cluster is
+// faster at some (size, split) and slower at others (co-scheduling a cluster of 4-16
+// blocks), so the tuner times both (docs/blas2.md, v14). Workspace means the atomic adds in
+// the atomics mode; a cluster row serves the atomics mode too where the cluster's ordered
+// sum beat the pre-pass and atomic adds (v15).
 enum class Blas2Sums { Workspace, Cluster };
 
 // The reduction modes a tuning row serves. The two modes pay differently for a split (the
@@ -25,8 +27,8 @@ enum class Blas2RowModes { Both, DeterministicOnly, AtomicsOnly };
 // "chemv", ...; GEMV with trans = C uses the _t rows), problems with max(m, n) <= max_size
 // (0: any size) and the handle's reduction mode in `modes`, the instance `config` with
 // y_split thread blocks per panel (Symv/Hemv: tiles per thread block; 0: chosen from the
-// size by auto_y_split), its deterministic GEMV split sums meeting as `sums` says (where the
-// device and the split allow a cluster).
+// size by auto_y_split), its GEMV split sums meeting as `sums` says (where the device and the
+// split allow a cluster).
 struct Blas2TuningRow {
   const char* routine;
   int64_t max_size;
@@ -61,7 +63,7 @@ int auto_y_split(const blas2::Blas2Instance& instance, const blas2::Blas2Call& c
 struct Blas2Choice {
   const blas2::Blas2Instance* instance = nullptr;
   int y_split = 1;
-  bool cluster_sum = false;  // deterministic GEMV split: the blocks meet in a cluster
+  bool cluster_sum = false;  // GEMV split (either mode): the blocks meet in a cluster
 };
 
 // Instance and split for a call on this handle (override, else table, else first

@@ -556,9 +556,9 @@ TEST_F(Blas2Dispatch, OrderedReductionNeedsCounters) {
 }
 
 TEST_F(Blas2Dispatch, ClusterSplitsNeedNoCounters) {
-  // On sm_90 a deterministic GEMV split of up to kClusterSplitMax blocks can meet in a
-  // thread-block cluster, which needs no arrival counter; a larger split, an older GPU or the
-  // workspace still do.
+  // On sm_90 a GEMV split of up to kClusterSplitMax blocks can meet in a thread-block
+  // cluster, in either reduction mode, and needs no arrival counter; in the deterministic mode
+  // a larger split, an older GPU or the workspace still do.
   using namespace aegis::blas2;
   Blas2Call call;
   call.family = Family::GemvN;
@@ -585,9 +585,23 @@ TEST_F(Blas2Dispatch, ClusterSplitsNeedNoCounters) {
   EXPECT_FALSE(c.cluster_sum);
   ASSERT_EQ(aegisSetReductionMode(h_, AEGIS_REDUCTION_ATOMICS), AEGIS_STATUS_SUCCESS);
   h_->cc_major = 9;
-  c = choose(4);  // the atomics mode adds into y: no cluster, no counters
+  c = choose(4);  // the atomics mode meets in the cluster where asked
+  EXPECT_EQ(c.y_split, 4);
+  EXPECT_TRUE(c.cluster_sum);
+  c = choose(kClusterSplitMax + 1);  // too large for a cluster: atomic adds, no counters
+  EXPECT_EQ(c.y_split, kClusterSplitMax + 1);
+  EXPECT_FALSE(c.cluster_sum);
+  ASSERT_EQ(aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_WORKSPACE), AEGIS_STATUS_SUCCESS);
+  c = choose(4);  // the atomics mode's other way: atomic adds
   EXPECT_EQ(c.y_split, 4);
   EXPECT_FALSE(c.cluster_sum);
+  h_->cc_major = 8;
+  ASSERT_EQ(aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_CLUSTER), AEGIS_STATUS_SUCCESS);
+  c = choose(4);  // no clusters before Hopper: atomic adds
+  EXPECT_EQ(c.y_split, 4);
+  EXPECT_FALSE(c.cluster_sum);
+  h_->cc_major = 9;
+  ASSERT_EQ(aegisSetReductionMode(h_, AEGIS_REDUCTION_DETERMINISTIC), AEGIS_STATUS_SUCCESS);
   aegisSetBlas2SumsOverride(h_, AEGIS_BLAS2_SUMS_AUTO);
   aegisSetBlas2Override(h_, nullptr, 0);
 }
@@ -624,8 +638,7 @@ TEST_F(Blas2Dispatch, ChoiceFollowsTheH200TableRows) {
               EXPECT_LE(c.y_split, row->y_split) << key << " " << size;
             if (row->y_split > 0 && size >= 4096 && f != Family::Symv && f != Family::Hemv)
               EXPECT_EQ(c.y_split, row->y_split) << key << " " << size;
-            EXPECT_EQ(c.cluster_sum, mode == AEGIS_REDUCTION_DETERMINISTIC && c.y_split >= 2 &&
-                                         c.y_split <= kClusterSplitMax &&
+            EXPECT_EQ(c.cluster_sum, c.y_split >= 2 && c.y_split <= kClusterSplitMax &&
                                          row->sums == aegis::dispatch::Blas2Sums::Cluster)
                 << key << " " << size;
             ++checked;

@@ -303,34 +303,36 @@ void expect_forced_config_runs(aegisHandle_t h, const std::string& name, const B
   }
 }
 
-// expect_forced_config_runs for a GEMV configuration, the deterministic mode once with its
-// split sums meeting in the workspace and once in a cluster where the split allows (2 to 16
-// blocks per panel on sm_90), and the way they met is the one asked for.
+// expect_forced_config_runs for a GEMV configuration, in each reduction mode once with its
+// split sums meeting in the workspace (atomics mode: atomic adds) and once in a cluster where
+// the split allows (2 to 16 blocks per panel on sm_90), and the way they met is the one asked
+// for.
 template <typename T>
 void expect_forced_gemv_runs(aegisHandle_t h, const std::string& name, const Blas2Case& c,
                              uint64_t seed, const std::string& label) {
   int major = 0, device = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  for (aegisBlas2Sums_t sums : {AEGIS_BLAS2_SUMS_WORKSPACE, AEGIS_BLAS2_SUMS_CLUSTER}) {
-    ASSERT_EQ(aegisSetBlas2SumsOverride(h, sums), AEGIS_STATUS_SUCCESS);
-    EXPECT_TRUE(run_case<T>(h, c, seed, AEGIS_REDUCTION_DETERMINISTIC)) << label;
-    int y = 0;
-    aegisGetLastBlas2Choice(h, nullptr, &y);
-    aegisBlas2Sums_t used = AEGIS_BLAS2_SUMS_AUTO;
-    aegisGetLastBlas2Sums(h, &used);
-    const aegisBlas2Sums_t expected =
-        y <= 1 ? AEGIS_BLAS2_SUMS_AUTO
-        : sums == AEGIS_BLAS2_SUMS_CLUSTER && major >= 9 && y <= AEGIS_BLAS2_CLUSTER_SPLIT_MAX
-            ? AEGIS_BLAS2_SUMS_CLUSTER
-            : AEGIS_BLAS2_SUMS_WORKSPACE;
-    EXPECT_EQ(used, expected) << label << " Y " << y;
-  }
+  for (aegisReductionMode_t mode : {AEGIS_REDUCTION_DETERMINISTIC, AEGIS_REDUCTION_ATOMICS})
+    for (aegisBlas2Sums_t sums : {AEGIS_BLAS2_SUMS_WORKSPACE, AEGIS_BLAS2_SUMS_CLUSTER}) {
+      ASSERT_EQ(aegisSetBlas2SumsOverride(h, sums), AEGIS_STATUS_SUCCESS);
+      EXPECT_TRUE(run_case<T>(h, c, seed, mode)) << label;
+      const char* config = "";
+      int y = 0;
+      aegisGetLastBlas2Choice(h, &config, &y);
+      EXPECT_EQ(name, config);
+      aegisBlas2Sums_t used = AEGIS_BLAS2_SUMS_AUTO;
+      aegisGetLastBlas2Sums(h, &used);
+      const bool cluster =
+          sums == AEGIS_BLAS2_SUMS_CLUSTER && major >= 9 && y <= AEGIS_BLAS2_CLUSTER_SPLIT_MAX;
+      const aegisBlas2Sums_t expected =
+          y <= 1    ? AEGIS_BLAS2_SUMS_AUTO
+          : cluster ? AEGIS_BLAS2_SUMS_CLUSTER
+          : mode == AEGIS_REDUCTION_DETERMINISTIC ? AEGIS_BLAS2_SUMS_WORKSPACE
+                                                  : AEGIS_BLAS2_SUMS_AUTO;
+      EXPECT_EQ(used, expected) << label << " Y " << y << " mode " << int(mode);
+    }
   ASSERT_EQ(aegisSetBlas2SumsOverride(h, AEGIS_BLAS2_SUMS_AUTO), AEGIS_STATUS_SUCCESS);
-  EXPECT_TRUE(run_case<T>(h, c, seed, AEGIS_REDUCTION_ATOMICS)) << label;
-  const char* used = "";
-  aegisGetLastBlas2Choice(h, &used, nullptr);
-  EXPECT_EQ(name, used);
 }
 
 // The first letter of this precision's configuration names.

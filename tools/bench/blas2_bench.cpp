@@ -105,7 +105,7 @@ void print_blas2_usage(std::FILE* out) {
       "runs in both reduction modes (det = deterministic, the default; atom = atomics);\n"
       "cuBLAS SYMV/HEMV in its default mode and with CUBLAS_ATOMICS_ALLOWED. 'blas2' runs\n"
       "gemv, symv and hemv. The config column: dispatch's choice, its Y split (det/atom);\n"
-      "'Yc' where the deterministic split sums met in a thread-block cluster.\n"
+      "'Yc' where the split sums met in a thread-block cluster (either mode).\n"
       "\n"
       "  --precisions LETTERS  any of s, d, c, z (default sdcz)\n"
       "  --trans LETTERS       GEMV: any of N, T, C (default NT; C only for c, z)\n"
@@ -499,7 +499,9 @@ int run_blas2(const Invocation& invocation) {
                        cub_best > 0 && aeg_best > 0 ? format_text("%.3f", aeg_best / cub_best) : "-",
                        res.aegis_det.config + " Y=" + std::to_string(res.aegis_det.y_split) +
                            (res.aegis_det.sums == AEGIS_BLAS2_SUMS_CLUSTER ? "c" : "") +
-                           (res.aegis_atomics.ran ? "/" + std::to_string(res.aegis_atomics.y_split) : "")});
+                           (res.aegis_atomics.ran ? "/" + std::to_string(res.aegis_atomics.y_split) +
+                                                        (res.aegis_atomics.sums == AEGIS_BLAS2_SUMS_CLUSTER ? "c" : "")
+                                                  : "")});
       results.push_back(res);
     }
   if (failures) std::printf("\nverification FAILED for %d results\n", failures);

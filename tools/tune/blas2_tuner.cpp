@@ -8,7 +8,9 @@
 // 4 % at some sizes: docs/blas2.md, v13.) In the deterministic mode each GEMV split of 2 to 16
 // blocks is timed twice, its sums meeting in the workspace and in a thread-block cluster
 // (aegisSetBlas2SumsOverride): the cluster wins at some sizes and splits and loses up to 15 %
-// at others (docs/blas2.md, v14).
+// at others (docs/blas2.md, v14). A cluster candidate competes in the atomics mode too, with
+// the same time: dispatch then launches the same kernel (an ordered sum in the cluster, no
+// beta pre-pass, no atomic adds), which beat the atomic adds at some small sizes (v15).
 #include "blas2_tuner.h"
 
 #include <cuComplex.h>
@@ -64,7 +66,8 @@ const char* const kModeNames[kModeCount] = {"det", "atomics"};
 // The last field of a table row that serves one mode only (blas2_dispatch.h).
 const char* const kRowModes[kModeCount] = {", Blas2RowModes::DeterministicOnly",
                                            ", Blas2RowModes::AtomicsOnly"};
-// Appended to a deterministic row whose split sums meet in a cluster.
+const char* const kBothModes = ", Blas2RowModes::Both";
+// Appended to a row whose split sums meet in a cluster.
 const char* const kClusterSums = ", Blas2Sums::Cluster";
 
 size_t elem_bytes(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
@@ -191,7 +194,7 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       struct Cand {
         std::string config;
         int y;
-        bool cluster;  // deterministic mode only: the split sums meet in a cluster
+        bool cluster;  // the split sums meet in a cluster (either mode: the same launch)
       };
       const bool gemv = key.find("gemv") != std::string::npos;
       std::vector<Cand> cands;
@@ -229,7 +232,10 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
           AEGIS_BENCH_CHECK_AEGIS(h, aegisSetReductionMode(h, kModes[m]));
           times[m].assign(cands.size(), HUGE_VAL);
           for (size_t c = 0; c < cands.size(); ++c) {
-            if (cands[c].cluster && kModes[m] != AEGIS_REDUCTION_DETERMINISTIC) continue;
+            if (cands[c].cluster && kModes[m] != AEGIS_REDUCTION_DETERMINISTIC) {
+              times[m][c] = times[0][c];  // the deterministic mode's launch, timed there
+              continue;
+            }
             progress.show(format_text("%s n=%lld %s: %s Y=%d%s", key.c_str(), (long long)n,
                                       kModeNames[m], cands[c].config.c_str(), cands[c].y,
                                       cands[c].cluster ? " cluster" : ""));
@@ -270,9 +276,11 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
         std::printf("%-8s %8lld %-22s %5d %9.3f  %s%s\n", key.c_str(), (long long)band.max_size,
                     w.config.c_str(), w.y, geo, agree ? "both modes" : kModeNames[m],
                     w.cluster ? " (cluster)" : "");
+        // The sums field follows the modes field, so a cluster row for both modes names them.
+        const char* modes = !agree ? kRowModes[m] : w.cluster ? kBothModes : "";
         rows += format_text("{\"%s\", %lld, \"%s\", %d%s%s},\n", key.c_str(),
-                            (long long)band.max_size, w.config.c_str(), w.y,
-                            agree ? "" : kRowModes[m], w.cluster ? kClusterSums : "");
+                            (long long)band.max_size, w.config.c_str(), w.y, modes,
+                            w.cluster ? kClusterSums : "");
       }
     }
   }
@@ -292,7 +300,7 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
     std::fprintf(f,
                  "// Level-2 tuning table of %s: {routine, max(m, n) up to (0: any), config, "
                  "y_split (0: from the size)[, the one reduction mode served[, where the "
-                 "deterministic split sums meet]]}.\n"
+                 "GEMV split sums meet]]}.\n"
                  "// Written by: %s\n%s",
                  dev.name.c_str(), opt.command.c_str(), rows.c_str());
     std::fclose(f);
