@@ -79,6 +79,7 @@ struct LibRun {
   bool ran = false, verified = false;
   double error = kNaN, ms = kNaN, gbs = kNaN;
   double min_ms = kNaN, max_ms = kNaN;
+  double host_us = kNaN;  // host time to queue one call (TimingStats::host_us)
   std::string config;
   int y_split = 0;
   aegisBlas2Sums_t sums = AEGIS_BLAS2_SUMS_AUTO;  // where a deterministic GEMV split met
@@ -115,6 +116,10 @@ void print_blas2_usage(std::FILE* out) {
       "                        or quick (1024..16384, --reps 10)\n"
       "  --bandwidth GBS       read bandwidth for %%bw (default 4545, H200 measured)\n"
       "  --reps N              timed runs (default 20); --warmup N (default 3)\n"
+      "  --timing MODE         queued (default): each batch of runs is queued behind a gate\n"
+      "                        before the GPU starts on it, so a call is timed on the GPU\n"
+      "                        even when queueing it takes the host longer; launch: runs\n"
+      "                        start as they are queued (short calls then time the host)\n"
       "  --max-gib G           skip cases whose matrix exceeds G GiB (default 16)\n"
       "  --no-cublas           aegis only;  --no-atomics: aegis deterministic mode only\n"
       "  --json FILE           all results as JSON\n"
@@ -138,6 +143,7 @@ namespace {
 
 Options parse(const Invocation& invocation) {
   Options o;
+  o.timing.queued = true;  // --timing queued is the default
   if (invocation.subcommand == "blas2") o.families = {"gemv", "symv", "hemv"};
   else o.families = {invocation.subcommand};
   OptionReader reader(invocation);
@@ -173,6 +179,8 @@ Options parse(const Invocation& invocation) {
       o.reps_given = true;
     } else if (reader.is("--warmup")) {
       o.timing.warmup_runs = int(std::min<int64_t>(reader.integer(0), 100000));
+    } else if (reader.is("--timing")) {
+      o.timing.queued = reader.queued_timing();
     } else if (reader.is("--max-gib")) {
       o.max_bytes = int64_t(reader.number(0) * double(int64_t(1) << 30));
     } else if (reader.is("--no-cublas")) {
@@ -340,6 +348,7 @@ void measure(const Routine& r, int64_t n, int64_t lda, const Operands& ops, cuda
   run.ms = t.median_ms;
   run.min_ms = t.min_ms;
   run.max_ms = t.max_ms;
+  run.host_us = t.host_us;
   run.gbs = bytes / (run.ms * 1e6);
 }
 
@@ -358,6 +367,7 @@ void write_run(JsonWriter& j, const char* key, const LibRun& r) {
       .field("median_ms", r.ms)
       .field("min_ms", r.min_ms)
       .field("max_ms", r.max_ms)
+      .field("host_us", r.host_us)
       .field("gbs", r.gbs)
       .field("verified", r.verified)
       .field("max_err", r.error);
@@ -519,6 +529,7 @@ int run_blas2(const Invocation& invocation) {
         .field("aegis_tuning_table", aegisGetTuningTableName(ah))
         .field("bandwidth_gbs", o.bandwidth)
         .field("reps", o.timing.timed_runs)
+        .field("timing", o.timing.queued ? "queued" : "launch")
         .field("lda_pad", o.lda_pad)
         .field("forced_config", o.config)
         .field("bytes_counted", "GEMV: n^2 + 2n elements; SYMV/HEMV: n(n+1)/2 + 2n elements");

@@ -89,6 +89,13 @@ double OptionReader::number(double minimum) {
   return parsed;
 }
 
+bool OptionReader::queued_timing() {
+  const std::string value = text();
+  if (value != "queued" && value != "launch")
+    reject("option '" + name_ + "' is queued or launch, not '" + value + "'");
+  return value == "queued";
+}
+
 void OptionReader::reject(const std::string& why) const {
   // "aegis-bench gemm: ..." for a subcommand, "aegis-inject: ..." for a tool without one.
   std::string command = tool_name();

@@ -37,6 +37,8 @@ class OptionReader {
   std::string text();                // the option's value
   int64_t integer(int64_t minimum);  // the value as an integer >= minimum
   double number(double minimum);     // the value as a finite number >= minimum
+  // --timing queued | launch: true for queued (TimingPlan::queued).
+  bool queued_timing();
 
   [[noreturn]] void reject(const std::string& why) const;
   [[noreturn]] void reject_unknown() const { reject("unknown option '" + name_ + "'"); }

@@ -146,6 +146,10 @@ void print_gemm_usage(std::FILE* out) {
       "  --trans LIST          NN,NT,TN,TT (default NN)\n"
       "  --reps N              timed runs per library and shape (default 20)\n"
       "  --warmup N            untimed runs first (default 3)\n"
+      "  --timing MODE         queued (default): each batch of runs is queued behind a gate\n"
+      "                        before the GPU starts on it, so a call is timed on the GPU\n"
+      "                        even when queueing it takes the host longer; launch: runs\n"
+      "                        start as they are queued (short calls then time the host)\n"
       "  --min-time-ms T       keep timing batches of N runs until T ms are measured\n"
       "  --rounds R            time each case in R rounds of --reps runs per library, the\n"
       "                        order reversed every round (aegis, cuBLAS, then cuBLAS, aegis,\n"
@@ -206,6 +210,7 @@ bool is_gemm_ex_config(const std::string& name) {
 
 GemmOptions parse_gemm_options(const Invocation& invocation) {
   GemmOptions options;
+  options.timing.queued = true;  // --timing queued is the default
   bool ft_mode_given = false, ft_interval_given = false, ctype_given = false,
        ceiling_given = false;
   OptionReader reader(invocation);
@@ -249,6 +254,8 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
       options.reps_given = true;
     } else if (reader.is("--warmup")) {
       options.timing.warmup_runs = int(std::min<int64_t>(reader.integer(0), 100000));
+    } else if (reader.is("--timing")) {
+      options.timing.queued = reader.queued_timing();
     } else if (reader.is("--rounds")) {
       options.rounds = int(std::min<int64_t>(reader.integer(1), 1000));
     } else if (reader.is("--min-time-ms")) {
@@ -392,6 +399,7 @@ struct TimedLibrary {
   std::function<void()> before;  // puts the handle in this library's setting
   std::function<void()> after;   // collects what its calls left on the handle
   std::vector<double> times_ms;
+  RunsInfo runs_info;            // host times and gate failures of every round
   int64_t call_index = 0;        // over all rounds, so that the operand sets keep rotating
 };
 
@@ -407,7 +415,7 @@ void time_in_rounds(std::vector<TimedLibrary>& libraries, int rounds, const Gemm
       if (library.before) library.before();
       std::vector<double> times = time_runs_on_stream(
           stream, plan, [&](int64_t call_index) { library.call(call_index % operands.count); },
-          library.call_index);
+          library.call_index, &library.runs_info);
       library.call_index += plan.warmup_runs + int64_t(times.size());
       library.times_ms.insert(library.times_ms.end(), times.begin(), times.end());
       if (library.after) library.after();
@@ -416,6 +424,8 @@ void time_in_rounds(std::vector<TimedLibrary>& libraries, int rounds, const Gemm
   const GemmShape& s = gemm_case.shape;
   for (TimedLibrary& library : libraries) {
     library.run->timing = summarize_times(library.times_ms);
+    library.run->timing.host_us = median_of(library.runs_info.host_us);
+    warn_gate_given_up(library.runs_info.gates_given_up);
     library.run->gflops =
         2.0 * double(s.m) * double(s.n) * double(s.k) / (library.run->timing.median_ms * 1e6);
   }
@@ -565,6 +575,7 @@ void write_library_json(JsonWriter& json, const LibraryRun& run, bool is_aegis) 
       .field("min_ms", run.verified ? run.timing.min_ms : kNaN)
       .field("max_ms", run.verified ? run.timing.max_ms : kNaN)
       .field("runs", run.timing.runs)
+      .field("host_us", run.verified ? run.timing.host_us : kNaN)
       .field("gflops", run.gflops)
       .field("verified", run.verified)
       .field("max_err", run.max_error);
@@ -646,6 +657,7 @@ void write_json(const std::string& path, const Invocation& invocation, const Dev
       .field("reps", options.timing.timed_runs)
       .field("warmup", options.timing.warmup_runs)
       .field("rounds", int64_t(options.rounds))
+      .field("timing", options.timing.queued ? "queued" : "launch")
       .field("min_time_ms", options.timing.min_time_ms)
       .field("seed", int64_t(options.seed))
       .field("ceiling", options.ceiling_gflops)
