@@ -174,6 +174,8 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
   bench::TimingPlan plan;
   plan.warmup_runs = 2;
   plan.timed_runs = opt.reps;
+  // Ranked by GPU time, not by the host's rate of queueing calls (TimingPlan::queued).
+  plan.queued = true;
   bench::JsonWriter json;
   json.begin_object()
       .field("tool", "aegis-tune")
