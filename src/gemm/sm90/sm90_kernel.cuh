@@ -51,6 +51,7 @@
 #include "gemm/sm90/sm90_epilogue.cuh"
 #include "gemm/sm90/sm90_launch.h"
 #include "gemm/sm90/sm90_primitives.cuh"
+#include "gemm/sm90/unit_order.h"
 #include "gemm/sm90/wgmma_ops.cuh"
 #include "gemm/tc/tc_params.h"
 #include "gemm/tc/tc_scalar.cuh"
@@ -72,8 +73,8 @@ struct Sm90KernelArgs {
   bool partial_vec;
   // map_c describes C (16-bit, aligned): with beta = 0 the epilogue stores through TMA.
   bool c_tma;
-  // Unit rows visited together by the persistent tile order (choose_group_m).
-  int group_m;
+  // The persistent tile order (make_unit_order).
+  UnitOrder order;
 };
 // Named barriers of the two consumers of a K split across consumers (the epilogue uses
 // 1 + consumer): the exchange buffer holds consumer 1's sums / is free again.
@@ -84,19 +85,6 @@ constexpr int kExchangeFreeBarrier = 4;
 // consumer threads at kConsumerRegs fit the SM's 64K registers.
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;
-
-// Output tile (tm, tn) of the t-th tile in the grouped order: down group_m tile rows, then
-// on to the next column, one band of group_m rows after the other.
-__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int group_m,
-                                            int& tm, int& tn) {
-  const int per_group = group_m * tiles_n;
-  const int group = t / per_group;
-  const int first_m = group * group_m;
-  const int rows = min(tiles_m - first_m, group_m);
-  const int in_group = t - group * per_group;
-  tm = first_m + in_group % rows;
-  tn = in_group / rows;
-}
 
 using tc::read_scalar;
 
@@ -260,18 +248,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   const int num_units = units_per_slice * args.split_k;
   const int first_unit = blockIdx.x / kCluster;
   const int unit_stride = gridDim.x / kCluster;
-  // K tiles [first, first + count) of unit u's slice. Split across a cluster, CTA r takes the
-  // r-th of kClusterK near-equal slices (maybe empty).
-  auto slice_of = [&](int u, int& first, int& count) {
+  // Unit u: its K slice (returned), its tile (um, un) and the slice's k-tiles [first, first +
+  // count). Split across a cluster, CTA r takes the r-th of kClusterK near-equal slices
+  // (maybe empty).
+  auto locate = [&](int u, int& um, int& un, int& first, int& count) {
+    const int slice = static_cast<int>(args.order.units_per_slice.quotient(u));
+    tile_coords(u - slice * units_per_slice, args.order, um, un);
     if constexpr (kClusterK > 1) {
       const int base = args.k_tiles / kClusterK, extra = args.k_tiles % kClusterK;
       first = rank_k * base + min(rank_k, extra);
       count = base + (rank_k < extra ? 1 : 0);
     } else {
-      const int slice = u / units_per_slice;
       first = slice * args.k_tiles_per_split;
       count = min(args.k_tiles_per_split, args.k_tiles - first);
     }
+    return slice;
   };
 
   if (warpgroup == 0) {
@@ -284,8 +275,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     uint32_t phase = 0;
     for (int u = first_unit; u < num_units; u += unit_stride) {
       int um, un, kt_first, k_tiles;
-      tile_coords(u % units_per_slice, unit_rows, unit_cols, args.group_m, um, un);
-      slice_of(u, kt_first, k_tiles);
+      locate(u, um, un, kt_first, k_tiles);
       const int m0 = (um * kClusterM + rank_m) * Cfg::kBM;
       const int n0 = (un * kClusterN + rank_n) * kBN;
       int kt = Cfg::kStagger > 0 && k_tiles > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
@@ -572,8 +562,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
 
     for (int u = first_unit; u < num_units; u += unit_stride) {
       int um, un, kt_first, k_tiles;
-      tile_coords(u % units_per_slice, unit_rows, unit_cols, args.group_m, um, un);
-      slice_of(u, kt_first, k_tiles);
+      const int slice = locate(u, um, un, kt_first, k_tiles);
       const int tm = um * kClusterM + rank_m;
       const int tn = un * kClusterN + rank_n;
       bool first_step = true;  // of this unit, for this consumer
@@ -640,7 +629,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         boxes_stored += kStoreBoxesPerTile;
         continue;
       } else if (args.split_k > 1) {
-        float* partial = args.partial + static_cast<int64_t>(u / units_per_slice) * args.m * args.n;
+        float* partial = args.partial + static_cast<int64_t>(slice) * args.m * args.n;
         epilogue<Cfg, float, kBN>(acc, epilogue_stage, consumer, thread_in_wg, partial, args.m,
                                   args.partial_vec, args.m, args.n, tile_row, tile_col, 1.0f,
                                   0.0f, nullptr, 0);

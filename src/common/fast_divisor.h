@@ -1,0 +1,45 @@
+// Division by a divisor fixed at launch, as a multiply-high, an add and a shift (Granlund and
+// Montgomery's round-up method). The GPU has no integer divide instruction: n / d is a
+// sequence of dependent float conversions and corrections, several hundred cycles for the few
+// a kernel's prologue needs before its first load, which a call of a few microseconds pays
+// in full (docs/perf-notes.md TC-13).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define AEGIS_HOST_DEVICE __host__ __device__
+#else
+#define AEGIS_HOST_DEVICE
+#endif
+
+namespace aegis {
+
+class FastDivisor {
+ public:
+  FastDivisor() = default;  // divides by 1
+  // d >= 1; quotient() is exact for dividends below 2^31.
+  explicit FastDivisor(uint32_t d) : divisor_(d) {
+    while ((uint64_t(1) << shift_) < d) ++shift_;  // ceil(log2(d))
+    multiplier_ = static_cast<uint32_t>(
+        ((uint64_t(1) << 32) * ((uint64_t(1) << shift_) - d)) / d + 1);
+  }
+
+  AEGIS_HOST_DEVICE uint32_t divisor() const { return divisor_; }
+
+  AEGIS_HOST_DEVICE uint32_t quotient(uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+    const uint32_t high = __umulhi(n, multiplier_);
+#else
+    const uint32_t high = static_cast<uint32_t>((uint64_t(n) * multiplier_) >> 32);
+#endif
+    return (high + n) >> shift_;
+  }
+
+ private:
+  uint32_t divisor_ = 1;
+  uint32_t multiplier_ = 1;
+  uint32_t shift_ = 0;
+};
+
+}  // namespace aegis
