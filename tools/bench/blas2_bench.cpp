@@ -116,10 +116,7 @@ void print_blas2_usage(std::FILE* out) {
       "                        or quick (1024..16384, --reps 10)\n"
       "  --bandwidth GBS       read bandwidth for %%bw (default 4545, H200 measured)\n"
       "  --reps N              timed runs (default 20); --warmup N (default 3)\n"
-      "  --timing MODE         queued (default): each batch of runs is queued behind a gate\n"
-      "                        before the GPU starts on it, so a call is timed on the GPU\n"
-      "                        even when queueing it takes the host longer; launch: runs\n"
-      "                        start as they are queued (short calls then time the host)\n"
+      "%s"
       "  --max-gib G           skip cases whose matrix exceeds G GiB (default 16)\n"
       "  --no-cublas           aegis only;  --no-atomics: aegis deterministic mode only\n"
       "  --json FILE           all results as JSON\n"
@@ -136,7 +133,7 @@ void print_blas2_usage(std::FILE* out) {
       "Before a case is timed, aegis runs untimed over its buffers for 50 ms (new buffers\n"
       "slowed down whichever library came first). Each result is spot-checked first in\n"
       "FP64 (64 elements of y against c gamma_{n+4} |A||x|); one that fails prints FAILED,\n"
-      "is not timed, and the exit status is 1.\n");
+      "is not timed, and the exit status is 1.\n", kTimingOptionHelp);
 }
 
 namespace {

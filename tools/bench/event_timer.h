@@ -33,6 +33,13 @@ struct TimingStats {
   double host_us = 0;
 };
 
+// The --timing lines of the benchmarks' usage texts.
+constexpr const char* kTimingOptionHelp =
+    "  --timing MODE         queued (default): each batch of runs is queued behind a gate\n"
+    "                        before the GPU starts on it, so a call is timed on the GPU\n"
+    "                        even when queueing it takes the host longer; launch: runs\n"
+    "                        start as they are queued (short calls then time the host)\n";
+
 // What time_runs_on_stream saw besides the run times.
 struct RunsInfo {
   std::vector<double> host_us;  // per batch: host time to queue one timed run

@@ -146,10 +146,7 @@ void print_gemm_usage(std::FILE* out) {
       "  --trans LIST          NN,NT,TN,TT (default NN)\n"
       "  --reps N              timed runs per library and shape (default 20)\n"
       "  --warmup N            untimed runs first (default 3)\n"
-      "  --timing MODE         queued (default): each batch of runs is queued behind a gate\n"
-      "                        before the GPU starts on it, so a call is timed on the GPU\n"
-      "                        even when queueing it takes the host longer; launch: runs\n"
-      "                        start as they are queued (short calls then time the host)\n"
+      "%s"
       "  --min-time-ms T       keep timing batches of N runs until T ms are measured\n"
       "  --rounds R            time each case in R rounds of --reps runs per library, the\n"
       "                        order reversed every round (aegis, cuBLAS, then cuBLAS, aegis,\n"
@@ -180,7 +177,7 @@ void print_gemm_usage(std::FILE* out) {
       "in [-1, 1], rounded to the input type. A result that fails is shown as FAILED, its time\n"
       "is not counted, and the exit status is 1. After the FT rows of a case the handle's\n"
       "fault statistics are read: a clean run must detect nothing, so any detection is warned\n"
-      "about and reported (JSON: ft_stats).\n");
+      "about and reported (JSON: ft_stats).\n", kTimingOptionHelp);
 }
 
 namespace {

@@ -34,19 +34,15 @@ LaunchGate::LaunchGate() {
   given_up_ = opened_ + 1;
   *opened_ = 0;
   *given_up_ = 0;
+  AEGIS_BENCH_CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&opened_on_device_), p, 0));
+  given_up_on_device_ = opened_on_device_ + 1;
 }
 
 LaunchGate::~LaunchGate() { cudaFreeHost(const_cast<uint32_t*>(opened_)); }
 
 void LaunchGate::hold(cudaStream_t stream, double timeout_ms) {
   ++generation_;
-  uint32_t* opened = nullptr;
-  uint32_t* given_up = nullptr;
-  AEGIS_BENCH_CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&opened),
-                                                  const_cast<uint32_t*>(opened_), 0));
-  AEGIS_BENCH_CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&given_up),
-                                                  const_cast<uint32_t*>(given_up_), 0));
-  hold_until_opened<<<1, 1, 0, stream>>>(opened, given_up, generation_,
+  hold_until_opened<<<1, 1, 0, stream>>>(opened_on_device_, given_up_on_device_, generation_,
                                          uint64_t(timeout_ms * 1e6));
   AEGIS_BENCH_CHECK_CUDA(cudaGetLastError());
 }

@@ -39,6 +39,8 @@ class LaunchGate {
   // Host-mapped: the host writes the generation it opened, the gate the one it gave up on.
   volatile uint32_t* opened_ = nullptr;
   volatile uint32_t* given_up_ = nullptr;
+  uint32_t* opened_on_device_ = nullptr;  // the same two words as the gate kernel sees them
+  uint32_t* given_up_on_device_ = nullptr;
   uint32_t generation_ = 0;
 };
 
