@@ -13,7 +13,9 @@ namespace {
 // one column per block, m = 128 left 7/8 of every block idle, and the reduction of 128 x
 // 4096 x 4096 took 9.2 us (ncu) against 5.7 us for 4096 x 128 x 4096, the same bytes
 // (docs/perf-notes.md v9). Slices are summed in index order, so the result does not depend
-// on scheduling; the loop is unrolled so several slices' loads are in flight at once.
+// on scheduling.
+constexpr int kBatch = 8;
+
 __global__ void splitk_reduce_kernel(const GemmParams<float> p, int num_partials) {
   const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   wait_for_preceding_kernel();
@@ -30,19 +32,34 @@ __global__ void splitk_reduce_kernel(const GemmParams<float> p, int num_partials
     if (num_partials > 0) {
       const float* src = p.partial + i + j * p.m;
       float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll 4
-      for (int s = 0; s < num_partials; ++s) {
-        const float* sp = src + s * slice;
-        if (vec_partial) {
-          const float4 v = *reinterpret_cast<const float4*>(sp);
-          sum[0] += v.x;
-          sum[1] += v.y;
-          sum[2] += v.z;
-          sum[3] += v.w;
-        } else {
+      // All kBatch slices' loads are issued before the first add, so one L2 round trip
+      // serves the batch. (Adding each slice right after its load, inside the layout test,
+      // made every slice wait for its own round trip: 64 x 64 x 256 at split 8 spent 8.2
+      // instead of 9.2 us per call; docs/perf-notes.md v14.)
+      for (int s0 = 0; s0 < num_partials; s0 += kBatch) {
+        float4 v[kBatch];
 #pragma unroll
-          for (int q = 0; q < 4; ++q)
-            if (i + q < p.m) sum[q] += sp[q];
+        for (int b = 0; b < kBatch; ++b) {
+          const float* sp = src + (s0 + b) * slice;
+          const bool in = s0 + b < num_partials;
+          if (vec_partial) {
+            v[b] = in ? *reinterpret_cast<const float4*>(sp) : make_float4(0, 0, 0, 0);
+          } else {
+            v[b].x = in ? sp[0] : 0.0f;
+            v[b].y = in && i + 1 < p.m ? sp[1] : 0.0f;
+            v[b].z = in && i + 2 < p.m ? sp[2] : 0.0f;
+            v[b].w = in && i + 3 < p.m ? sp[3] : 0.0f;
+          }
+        }
+        // In slice order, so the result does not depend on the batch size either.
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+          if (s0 + b < num_partials) {
+            sum[0] += v[b].x;
+            sum[1] += v[b].y;
+            sum[2] += v[b].z;
+            sum[3] += v[b].w;
+          }
         }
       }
 #pragma unroll
