@@ -16,13 +16,9 @@
 #include <cmath>
 #include <cstdint>
 
-namespace aegis::abft {
+#include "common/host_device.h"
 
-#ifdef __CUDACC__
-#define AEGIS_HD __host__ __device__
-#else
-#define AEGIS_HD
-#endif
+namespace aegis::abft {
 
 constexpr float kUnitRoundoff = 5.9604644775390625e-08f;  // 2^-24
 // Absolute error an operation can add near underflow. 2^-126, not the subnormal spacing
@@ -39,7 +35,8 @@ constexpr int kReferenceSlack = 576;
 // S (sum of |a||b| over the line, itself rounded: hence the (1 + gamma_N) factor), with
 // extra_ops more operations allowed to the checksum's chain.
 // Infinity when FP32 cannot bound it (k_done around 2^22 and beyond).
-AEGIS_HD inline float rounding_bound(float mag, int64_t k_done, int tile_len, int extra_ops = 0) {
+AEGIS_HOST_DEVICE inline float rounding_bound(float mag, int64_t k_done, int tile_len,
+                                              int extra_ops = 0) {
   const double lines = static_cast<double>(k_done) + static_cast<double>(tile_len);
   // Both sums' chains, the residual's own rounding, the extra operations.
   const double n = 2.0 * lines + 8.0 + extra_ops;
@@ -55,7 +52,7 @@ AEGIS_HD inline float rounding_bound(float mag, int64_t k_done, int tile_len, in
 
 // The bound of a fused check's line against its reference checksum (ft_block.cuh,
 // ft_group_check.cuh): rounding_bound with the reference's slack.
-AEGIS_HD inline float checksum_bound(float mag, int64_t k_done, int tile_len) {
+AEGIS_HOST_DEVICE inline float checksum_bound(float mag, int64_t k_done, int tile_len) {
   return rounding_bound(mag, k_done, tile_len, kReferenceSlack);
 }
 
@@ -63,7 +60,7 @@ AEGIS_HD inline float checksum_bound(float mag, int64_t k_done, int tile_len) {
 // N = k_done + tile_len + kReferenceSlack (a tensor-core reference is off by less than
 // gamma_N S), so a residual within this is surely rounding and the line needs no magnitude
 // pass.
-AEGIS_HD inline float cheap_bound(float checksum, int64_t k_done, int tile_len) {
+AEGIS_HOST_DEVICE inline float cheap_bound(float checksum, int64_t k_done, int tile_len) {
   const double lu = (static_cast<double>(k_done) + tile_len + kReferenceSlack) *
                     static_cast<double>(kUnitRoundoff);
   const double g = lu * (1.0 + 2.0 * lu);  // >= gamma_N while the bound is finite
@@ -74,7 +71,7 @@ AEGIS_HD inline float cheap_bound(float checksum, int64_t k_done, int tile_len) 
 
 // Whether a residual r exceeds bound b. NaN residuals count as bad (a fault made the
 // accumulators non-finite while the checksums, from finite inputs, are finite).
-AEGIS_HD inline bool exceeds(float r, float b) { return !(fabsf(r) <= b); }
+AEGIS_HOST_DEVICE inline bool exceeds(float r, float b) { return !(fabsf(r) <= b); }
 
 enum class Verdict : int {
   kClean = 0,       // no line beyond its bound
@@ -90,8 +87,9 @@ enum class Verdict : int {
 // bad_rows/bad_cols: lines beyond their bound. row_residual/col_residual: the residuals of
 // the single bad row and column (used only when there is one of each); tolerance: the sum
 // of their two bounds. inputs_finite: no line of the tile has non-finite inputs.
-AEGIS_HD inline Verdict classify(int bad_rows, int bad_cols, float row_residual,
-                                 float col_residual, float tolerance, bool inputs_finite) {
+AEGIS_HOST_DEVICE inline Verdict classify(int bad_rows, int bad_cols, float row_residual,
+                                          float col_residual, float tolerance,
+                                          bool inputs_finite) {
   if (!inputs_finite) return Verdict::kNonFinite;
   if (bad_rows == 0 && bad_cols == 0) return Verdict::kClean;
   if (bad_rows == 1 && bad_cols == 1 && isfinite(row_residual) && isfinite(col_residual) &&
@@ -99,7 +97,5 @@ AEGIS_HD inline Verdict classify(int bad_rows, int bad_cols, float row_residual,
     return Verdict::kCorrectOne;
   return Verdict::kRecompute;
 }
-
-#undef AEGIS_HD
 
 }  // namespace aegis::abft

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "common/host_device.h"
+
 namespace aegis::abft {
 
 enum class FtMode : int { kOff = 0, kDetect = 1, kCorrect = 2 };
@@ -70,14 +72,8 @@ struct FtParams {
   int redo_pass;
 };
 
-#ifdef __CUDACC__
-#define AEGIS_FT_HD __host__ __device__
-#else
-#define AEGIS_FT_HD
-#endif
-
 // Flips bit `bit` of x or adds `value`, as a fault spec says.
-AEGIS_FT_HD inline float apply_fault(float x, int kind, int bit, float value) {
+AEGIS_HOST_DEVICE inline float apply_fault(float x, int kind, int bit, float value) {
   if (kind == kFaultAdd) return x + value;
 #ifdef __CUDA_ARCH__
   return __int_as_float(__float_as_int(x) ^ (1 << (bit & 31)));
@@ -87,7 +83,5 @@ AEGIS_FT_HD inline float apply_fault(float x, int kind, int bit, float value) {
   return v.f;
 #endif
 }
-
-#undef AEGIS_FT_HD
 
 }  // namespace aegis::abft

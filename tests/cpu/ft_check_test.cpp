@@ -12,7 +12,6 @@
 
 // ft_check.h calls isfinite unqualified; <cmath> alone does not declare it in the global
 // namespace on the host (libstdc++), <math.h> does.
-#include <cuda_runtime_api.h>  // __host__ / __device__ for ft_params.h
 #include <math.h>
 
 #include <algorithm>

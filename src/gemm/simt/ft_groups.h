@@ -14,17 +14,13 @@
 // fault in every thread's fragment at once.
 #pragma once
 
+#include "common/host_device.h"
+
 namespace aegis::gemm::simt {
 
 // The fused levels; the values are those of aegisFtLevel_t.
 enum class FtLevel : int { kBlock = 0, kWarp = 1, kThread = 2 };
 constexpr int kFtFusedLevels = 3;
-
-#ifdef __CUDACC__
-#define AEGIS_FT_GROUPS_HD __host__ __device__
-#else
-#define AEGIS_FT_GROUPS_HD
-#endif
 
 struct FtGroupShape {
   int tile;   // MTB or NTB
@@ -32,26 +28,24 @@ struct FtGroupShape {
   int lanes;  // groups interleaved within a span (a warp's lanes along it, thread level), else 1
   int width;  // elements per group
 
-  AEGIS_FT_GROUPS_HD constexpr int groups() const { return tile / width; }
-  AEGIS_FT_GROUPS_HD constexpr int runs() const { return width / 4; }
-  AEGIS_FT_GROUPS_HD constexpr int stride() const { return 4 * lanes; }
-  AEGIS_FT_GROUPS_HD constexpr int base(int g) const { return (g / lanes) * span + (g % lanes) * 4; }
+  AEGIS_HOST_DEVICE constexpr int groups() const { return tile / width; }
+  AEGIS_HOST_DEVICE constexpr int runs() const { return width / 4; }
+  AEGIS_HOST_DEVICE constexpr int stride() const { return 4 * lanes; }
+  AEGIS_HOST_DEVICE constexpr int base(int g) const { return (g / lanes) * span + (g % lanes) * 4; }
   // The group of tile-relative element e.
-  AEGIS_FT_GROUPS_HD constexpr int group_of(int e) const {
+  AEGIS_HOST_DEVICE constexpr int group_of(int e) const {
     return (e / span) * lanes + (e % span) % (4 * lanes) / 4;
   }
   // Groups that are one contiguous range each.
-  AEGIS_FT_GROUPS_HD constexpr bool contiguous() const { return lanes == 1; }
+  AEGIS_HOST_DEVICE constexpr bool contiguous() const { return lanes == 1; }
 };
 
 // tile: MTB (NTB); warp: MW (NW); thread: MT (NT).
-AEGIS_FT_GROUPS_HD constexpr FtGroupShape ft_group_shape(FtLevel level, int tile, int warp,
+AEGIS_HOST_DEVICE constexpr FtGroupShape ft_group_shape(FtLevel level, int tile, int warp,
                                                          int thread) {
   return level == FtLevel::kBlock  ? FtGroupShape{tile, tile, 1, tile}
          : level == FtLevel::kWarp ? FtGroupShape{tile, warp, 1, warp}
                                    : FtGroupShape{tile, warp, warp / thread, thread};
 }
-
-#undef AEGIS_FT_GROUPS_HD
 
 }  // namespace aegis::gemm::simt
