@@ -42,7 +42,7 @@ struct FtGroupShape {
 
 // tile: MTB (NTB); warp: MW (NW); thread: MT (NT).
 AEGIS_HOST_DEVICE constexpr FtGroupShape ft_group_shape(FtLevel level, int tile, int warp,
-                                                         int thread) {
+                                                        int thread) {
   return level == FtLevel::kBlock  ? FtGroupShape{tile, tile, 1, tile}
          : level == FtLevel::kWarp ? FtGroupShape{tile, warp, 1, warp}
                                    : FtGroupShape{tile, warp, warp / thread, thread};
