@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "common/fast_divisor.h"
@@ -22,7 +23,8 @@ TEST(FastDivisor, QuotientsAreExact) {
   for (uint32_t d = 1; d <= 3000; ++d) {
     const FastDivisor divisor(d);
     ASSERT_EQ(divisor.divisor(), d);
-    for (uint32_t n = 0; n < 3 * d + 5; ++n) ASSERT_EQ(divisor.quotient(n), n / d) << n << " / " << d;
+    for (uint32_t n = 0; n < 3 * d + 5; ++n)
+      ASSERT_EQ(divisor.quotient(n), n / d) << n << " / " << d;
     for (int i = 0; i < 100; ++i) {
       const uint32_t n = random() & 0x7fffffffu;
       ASSERT_EQ(divisor.quotient(n), n / d) << n << " / " << d;
@@ -56,8 +58,12 @@ TEST(UnitOrder, IsTheGroupedOrderAndVisitsEveryTileOnce) {
           const int first_m = group * group_m;
           const int band_rows = std::min(rows - first_m, group_m);
           const int in_group = t - group * per_group;
-          ASSERT_EQ(tm, first_m + in_group % band_rows) << rows << "x" << cols << " g" << group_m << " t" << t;
-          ASSERT_EQ(tn, in_group / band_rows) << rows << "x" << cols << " g" << group_m << " t" << t;
+          const auto where = [&] {
+            return std::to_string(rows) + "x" + std::to_string(cols) + " g" +
+                   std::to_string(group_m) + " t" + std::to_string(t);
+          };
+          ASSERT_EQ(tm, first_m + in_group % band_rows) << where();
+          ASSERT_EQ(tn, in_group / band_rows) << where();
           ASSERT_TRUE(tm >= 0 && tm < rows && tn >= 0 && tn < cols);
           ++seen[size_t(tn * rows + tm)];
         }

@@ -34,7 +34,8 @@ LaunchGate::LaunchGate() {
   given_up_ = opened_ + 1;
   *opened_ = 0;
   *given_up_ = 0;
-  AEGIS_BENCH_CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&opened_on_device_), p, 0));
+  AEGIS_BENCH_CHECK_CUDA(
+      cudaHostGetDevicePointer(reinterpret_cast<void**>(&opened_on_device_), p, 0));
   given_up_on_device_ = opened_on_device_ + 1;
 }
 

@@ -7,6 +7,9 @@
 namespace aegis::gemm::simt {
 namespace {
 
+// Slices whose loads a thread issues together before adding them.
+constexpr int kBatch = 8;
+
 // Each thread owns four consecutive rows of one column (threadIdx.x and blockIdx.x walk the
 // row quads, threadIdx.y and blockIdx.y the columns, grid-stride beyond 65535): 16-byte
 // accesses where the layout allows. A block spans several columns where m is short: with
@@ -14,8 +17,6 @@ namespace {
 // 4096 x 4096 took 9.2 us (ncu) against 5.7 us for 4096 x 128 x 4096, the same bytes
 // (docs/perf-notes.md v9). Slices are summed in index order, so the result does not depend
 // on scheduling.
-constexpr int kBatch = 8;
-
 __global__ void splitk_reduce_kernel(const GemmParams<float> p, int num_partials) {
   const int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
   wait_for_preceding_kernel();

@@ -138,9 +138,9 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
     resident = std::min<int64_t>(resident, max_active_clusters<Cfg>(kernel, config));
   }
   const int64_t clusters = std::max<int64_t>(1, std::min<int64_t>(units, resident));
-  args.order = make_unit_order(unit_rows, unit_cols,
-                               choose_group_m(unit_rows, static_cast<int>(clusters),
-                                              Cfg::kBM * Cfg::kClusterM, Cfg::kBN * Cfg::kClusterN));
+  const int group_m = choose_group_m(unit_rows, static_cast<int>(clusters),
+                                     Cfg::kBM * Cfg::kClusterM, Cfg::kBN * Cfg::kClusterN);
+  args.order = make_unit_order(unit_rows, unit_cols, group_m);
   config.gridDim = dim3(static_cast<unsigned>(clusters * Cfg::kClusterSize));
   return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, args);
 }

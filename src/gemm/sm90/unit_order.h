@@ -26,7 +26,8 @@ inline UnitOrder make_unit_order(int unit_rows, int unit_cols, int group_m) {
   order.per_group = FastDivisor(static_cast<uint32_t>(group_m * unit_cols));
   order.group_rows = FastDivisor(static_cast<uint32_t>(group_m));
   order.last_group = (unit_rows - 1) / group_m;
-  order.last_group_rows = FastDivisor(static_cast<uint32_t>(unit_rows - order.last_group * group_m));
+  order.last_group_rows =
+      FastDivisor(static_cast<uint32_t>(unit_rows - order.last_group * group_m));
   return order;
 }
 
