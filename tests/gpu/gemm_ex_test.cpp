@@ -452,9 +452,9 @@ class GemmExKernelTypes : public GpuTest, public ::testing::WithParamInterface<K
   int failed_ = 0;
 };
 
-// Around the edges of every tile in use (64 and 128 rows, 128 and 256 columns, 64-deep k
-// tiles; mma.sync tiles of 128), primes, k below one k tile and far deeper than m and n, and
-// 10:1 / 1:10 aspects.
+// Around the edges of every tile in use (64 and 128 rows, 16 to 256 columns, clusters of
+// narrow tiles over 64 columns, 64-deep k tiles; mma.sync tiles of 128), primes, k below one
+// k tile and far deeper than m and n, and 10:1 / 1:10 aspects.
 const Mnk kEdgeSizes[] = {
     {1, 1, 1},       {1, 1, 64},      {1, 63, 17},     {63, 1, 17},
     {63, 63, 63},    {64, 64, 64},    {65, 65, 65},    {64, 63, 65},
@@ -463,7 +463,7 @@ const Mnk kEdgeSizes[] = {
     {131, 67, 97},   {67, 131, 97},   {129, 257, 1},   {256, 255, 8},
     {65, 129, 17},   {128, 128, 17},  {64, 48, 4096},  {17, 9, 4096},
     {129, 65, 1031}, {1280, 128, 64}, {128, 1280, 64}, {630, 63, 65},
-    {63, 630, 65},
+    {63, 630, 65},   {65, 16, 65},    {63, 33, 129},   {129, 97, 200},
 };
 
 TEST_P(GemmExKernelTypes, EdgeSizes) {

@@ -5,7 +5,8 @@ namespace aegis::gemm::sm90 {
 
 // Thread block tile BM x BN x 64. Warpgroup 0 produces (one thread issues the TMA copies);
 // BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns with wgmma
-// m64nBNk16.
+// m64nBNk16. Narrow tiles (BN 16 or 32, BM 64) spread a small product over more SMs, as
+// cuBLAS's small kernels do (docs/perf-notes.md, TC-15).
 template <int BM, int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue,
           int ClusterM, int ClusterN, int CtasPerSm, bool SplitKAcrossConsumers = false,
           int ClusterK = 1>
@@ -52,8 +53,11 @@ struct Sm90Config {
   // setmaxnreg moves them from the producer. A single consumer never does.
   static constexpr bool kReallocRegisters = kConsumers > 1;
   static constexpr int kThreads = 128 * (kConsumers + 1);
+  // A narrow tile's columns lie in one 64-column box of B: for an N-major B (op T) that
+  // whole box lands in each stage, for a K-major one only the tile's BN rows.
+  static constexpr bool kNarrow = BN < 64;
   static constexpr int kStageBytesA = kBM * kBK * 2;
-  static constexpr int kStageBytesB = kBN * kBK * 2;
+  static constexpr int kStageBytesB = (kNarrow ? 64 : kBN) * kBK * 2;
   static constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 
   // Split K across consumers: the second consumer's 64 x BN accumulators, handed to the first.
@@ -84,7 +88,8 @@ struct Sm90Config {
   static constexpr bool kRoomForWideStoreBoxes =
       CtasPerSm * (kSmemBytesBesidesEpilogue + kRowGroups * kWideStoreBytesPerConsumer + 1024) <=
       228 * 1024;
-  static constexpr int kTmaStoreBoxCols = kRoomForWideStoreBoxes && kChunkCols % 64 == 0 ? 64 : 32;
+  static constexpr int kTmaStoreBoxCols =
+      kChunkCols < 32 ? kChunkCols : kRoomForWideStoreBoxes && kChunkCols % 64 == 0 ? 64 : 32;
   static constexpr int kEpilogueBytesPerConsumer =
       kTmaStoreBoxCols == 64 ? kWideStoreBytesPerConsumer : 9 * 1024;
   // TMA store boxes of a tile held back, packed in registers, and stored one per k-step
@@ -104,7 +109,12 @@ struct Sm90Config {
   static_assert(CtasPerSm == 1 || !kReallocRegisters,
                 "register reallocation assumes one CTA owns the SM's registers");
   static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of 64 rows");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma tiles of 64, 128 or 256 columns");
+  static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256,
+                "wgmma tiles of 16, 32, 64, 128 or 256 columns");
+  // Narrow tiles in clusters that shared A (and the box of B) measured slower than alone
+  // (docs/perf-notes.md, TC-15).
+  static_assert(!kNarrow || (BM == 64 && kClusterSize == 1),
+                "narrow tiles: 64 rows, no cluster");
   static_assert((ClusterM == 1 || ClusterM == 2) && (ClusterN == 1 || ClusterN == 2) &&
                     ClusterM * ClusterN <= 2,
                 "clusters of one or two CTAs, along M or along N");

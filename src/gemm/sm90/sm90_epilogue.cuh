@@ -129,7 +129,8 @@ __device__ __forceinline__ void store_four(Out* p, int64_t rows_left, bool vec, 
   }
 }
 
-// Staged stores through `stage` (kEpilogueSmemFloats floats owned by this warpgroup).
+// Staged stores through `stage` (kEpilogueSmemFloats floats owned by this warpgroup),
+// kStageCols columns a round (a narrower tile's BN in one round).
 // thread: 0..127 within the warpgroup; barrier_id: this warpgroup's named barrier.
 template <typename Out, int BN>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float* stage,
@@ -143,12 +144,14 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   const int read_col = thread / 16;           // 8 columns per pass, 16 threads per column
   const int read_row = (thread % 16) * 4;
   const int64_t rows_left = m - tile_row - read_row;
+  // Columns per round: kStageCols, or all of a narrower tile's.
+  constexpr int kCols = BN < kStageCols ? BN : kStageCols;
 #pragma unroll
-  for (int chunk = 0; chunk < BN / kStageCols; ++chunk) {
+  for (int chunk = 0; chunk < BN / kCols; ++chunk) {
     warpgroup_barrier(barrier_id);  // the previous chunk has been read out
 #pragma unroll
-    for (int j = 0; j < kStageCols / 8; ++j) {
-      const int jj = chunk * (kStageCols / 8) + j;
+    for (int j = 0; j < kCols / 8; ++j) {
+      const int jj = chunk * (kCols / 8) + j;
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
@@ -158,9 +161,9 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
     }
     warpgroup_barrier(barrier_id);
 #pragma unroll
-    for (int pass = 0; pass < kStageCols / 8; ++pass) {
+    for (int pass = 0; pass < kCols / 8; ++pass) {
       const int c = pass * 8 + read_col;
-      const int64_t col = tile_col + chunk * kStageCols + c;
+      const int64_t col = tile_col + chunk * kCols + c;
       if (col < n && rows_left > 0) {
         const float4 v = *reinterpret_cast<const float4*>(&stage[c * kStageStride + read_row]);
         store_four<Out>(C + col * ldc + tile_row + read_row, rows_left, c_vec, v, alpha, beta);
@@ -170,7 +173,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
 }
 
 // 16-bit C with beta = 0 and a TMA-describable C: stmatrix the scaled, rounded fragments
-// BoxCols (32 or 64) columns at a time into a 128-byte-swizzled staging buffer
+// BoxCols (16, 32 or 64) columns at a time into a 128-byte-swizzled staging buffer
 // (conflict-free, the layout of the C map's 64-row boxes: 128 bytes per column) and let TMA
 // store it. The stores drain asynchronously, so the consumer goes back to the main loop
 // without waiting for them; two buffers alternate, and a buffer is rewritten only after the

@@ -36,6 +36,8 @@
 // column-major B (op N) is K-major, B^T (op T) is N-major. K-major tiles arrive as one TMA
 // box of 64 k x rows (128-byte rows); M/N-major tiles as boxes of 64 m|n x 64 k, one per 64
 // rows|columns. Either way the wgmma descriptor's transpose immediate says which it is.
+// A narrow tile (BN 16 or 32) of an N-major B reads its columns out of the 64-column box
+// they lie in, which lands whole in its stage.
 // TMA fills everything past the matrix edges with zeros, so partial tiles in M, N and K
 // need no special case in the main loop; the epilogue guards the stores.
 #pragma once
@@ -94,7 +96,13 @@ struct WgmmaOp {
   template <int TA, int TB>
   static __device__ __forceinline__ void run(float (&d)[BN / 2], uint64_t a, uint64_t b, int s) {
     constexpr bool kF16 = std::is_same_v<AB, F16>;
-    if constexpr (BN == 64) {
+    if constexpr (BN == 16) {
+      if constexpr (kF16) wgmma_m64n16k16_f16<TA, TB>(d, a, b, s);
+      else wgmma_m64n16k16_bf16<TA, TB>(d, a, b, s);
+    } else if constexpr (BN == 32) {
+      if constexpr (kF16) wgmma_m64n32k16_f16<TA, TB>(d, a, b, s);
+      else wgmma_m64n32k16_bf16<TA, TB>(d, a, b, s);
+    } else if constexpr (BN == 64) {
       if constexpr (kF16) wgmma_m64n64k16_f16<TA, TB>(d, a, b, s);
       else wgmma_m64n64k16_bf16<TA, TB>(d, a, b, s);
     } else if constexpr (BN == 128) {
@@ -174,6 +182,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   constexpr int kCluster = Cfg::kClusterSize;
   constexpr int kClusterM = Cfg::kClusterM, kClusterN = Cfg::kClusterN;
   constexpr int kClusterK = Cfg::kClusterK;
+  // Bytes that land in each stage: the A tile and the B tile, for a narrow tile with an
+  // N-major B the whole 64-column box its columns lie in (Sm90Config::kNarrow).
+  constexpr uint32_t kStageBytesLanded =
+      Cfg::kStageBytesA + (TB ? Cfg::kStageBytesB : kBN * Cfg::kBK * 2);
   // CTAs that share (multicast) each other's stages: their consumers release them together.
   constexpr int kShare = kClusterM * kClusterN;
   static_assert(kEpilogueSmemFloats * 4 <= Cfg::kEpilogueBytesPerConsumer &&
@@ -214,6 +226,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   const int thread_in_wg = threadIdx.x % 128;
   const uint32_t rank = kCluster > 1 ? cluster_cta_rank() : 0;
   if (threadIdx.x == 0) {
+    tma_prefetch_descriptor(&map_a);
+    tma_prefetch_descriptor(&map_b);
+    if (args.c_tma) tma_prefetch_descriptor(&map_c);
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);
       // One arrival per consumer warp of every CTA whose stage s this CTA's copies fill.
@@ -269,8 +284,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // ---- producer ----
     if constexpr (Cfg::kReallocRegisters) regs_decrease<kProducerRegs>();
     if (thread_in_wg != 0) return;
-    tma_prefetch_descriptor(&map_a);
-    tma_prefetch_descriptor(&map_b);
     int s = 0;
     uint32_t phase = 0;
     for (int u = first_unit; u < num_units; u += unit_stride) {
@@ -285,7 +298,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         uint8_t* sb = sa + Cfg::kStageBytesA;
         // This CTA's A and B tiles land here, the shared one in parts from every CTA of
         // the cluster.
-        mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);
+        mbar_arrive_expect_tx(&full[s], kStageBytesLanded);
         const int k0 = (kt_first + kt) * Cfg::kBK;
         if constexpr (kClusterN == 1) {
           if constexpr (TA) {
@@ -315,6 +328,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         if constexpr (kClusterM == 1) {
           if constexpr (!TB) {
             tma_load_2d(sb, &map_b, &full[s], k0, n0);
+          } else if constexpr (Cfg::kNarrow) {
+            // The 64-column box of B^T that holds this tile's columns.
+            tma_load_2d(sb, &map_b, &full[s], n0 & ~63, k0);
           } else {
 #pragma unroll
             for (int j = 0; j < kBN / 64; ++j)
@@ -500,6 +516,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // of this CTA's units) has parity c; `held` is its last stage not yet handed back.
     int step_parity = 0;
     int held = -1;
+    // This unit's column offset into the B box in 16-byte units (narrow tiles, N-major B).
+    uint32_t b_col_units = 0;
     if constexpr (kSplitK) {
       // The exchange buffer starts free (see the end of a unit).
       if (consumer == 0) named_barrier_arrive(kExchangeFreeBarrier, 256);
@@ -531,7 +549,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         const uint64_t da = smem_desc_moved(
             desc_a0, stage_offset + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
         const uint64_t db = smem_desc_moved(
-            desc_b0, stage_offset + (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
+            desc_b0, stage_offset + b_col_units + (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
         WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
                                                                 (!first_step || kk > 0) ? 1 : 0);
       }
@@ -565,6 +583,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       const int slice = locate(u, um, un, kt_first, k_tiles);
       const int tm = um * kClusterM + rank_m;
       const int tn = un * kClusterN + rank_n;
+      // A narrow tile of an N-major B starts (tn * kBN) % 64 columns into its box: that many
+      // 2-byte elements along the swizzled 128-byte rows, the way a k16 step moves along a
+      // K-major row.
+      b_col_units = TB && Cfg::kNarrow ? static_cast<uint32_t>((tn * kBN) % 64) * 2 / 16 : 0;
       bool first_step = true;  // of this unit, for this consumer
       int i = 0;
       if constexpr (kDeferredBoxes > 0) {
@@ -673,7 +695,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       mbar_wait_cluster(&chunks_read[consumer], chunks_phase ^ 1);
     }
     // TMA stores still in flight read this CTA's shared memory.
-    if (thread_in_wg == 0) bulk_wait_all();
+    if (thread_in_wg == 0) bulk_wait_read<0>();
   }
 #endif
 }
