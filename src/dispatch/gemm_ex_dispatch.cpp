@@ -33,6 +33,15 @@ int split_for(const aegisContext& h, const gemm::tc::TcInstance& inst,
 
 }  // namespace
 
+const char* few_tiles_config(const TuningTable& table, aegisShapeClass_t shape_class) {
+  for (aegisShapeClass_t c : {shape_class, AEGIS_SHAPE_MEDIUM}) {
+    const GemmExTuningRow* row = gemm_ex_row(table, c);
+    if (row && row->few_tiles_config) return row->few_tiles_config;
+  }
+  const GemmExTuningRow* small_row = gemm_ex_row(table, AEGIS_SHAPE_SMALL);
+  return small_row ? small_row->config : nullptr;
+}
+
 const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h,
                                          const gemm::tc::TcGemmParams& p) {
   const gemm::tc::TcInstance* fallback = gemm::tc::tc_fallback_instance();
@@ -58,13 +67,8 @@ GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams
   const bool overridden = !h.gemm_ex_override_config.empty() &&
                           h.gemm_ex_override_config == plan.instance->name;
   if (plan.split_k == 1 || overridden || p.k > kSmallTilesMaxK || !h.tuning) return plan;
-  const GemmExTuningRow* row = gemm_ex_row(*h.tuning, gemm_shape_class(p.m, p.n, p.k));
-  const char* few_name = row ? row->few_tiles_config : nullptr;
-  if (!few_name) {
-    const GemmExTuningRow* small_row = gemm_ex_row(*h.tuning, AEGIS_SHAPE_SMALL);
-    few_name = small_row ? small_row->config : nullptr;
-  }
-  const gemm::tc::TcInstance* few = gemm::tc::find_tc_instance(few_name);
+  const gemm::tc::TcInstance* few = gemm::tc::find_tc_instance(
+      few_tiles_config(*h.tuning, gemm_shape_class(p.m, p.n, p.k)));
   if (!few || few == plan.instance || !runs_here(h, *few, p)) return plan;
   if (split_for(h, *few, p) == 1) plan = {few, 1};
   return plan;

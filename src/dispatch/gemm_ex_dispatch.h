@@ -17,10 +17,16 @@ namespace aegis::dispatch {
 // when the device has no tensor-core path (compute capability below 8.0).
 const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h, const gemm::tc::TcGemmParams& p);
 
+// The few-tiles kernel of a shape class: its row's few_tiles_config; else the medium class's
+// (tuned on shallow-K calls of many mid-sized tiles, which is what a large or huge call that
+// would split is); else the small class's kernel.
+struct TuningTable;
+const char* few_tiles_config(const TuningTable& table, aegisShapeClass_t shape_class);
+
 // The kernel and split-K factor for p: plan_gemm_ex's kernel, split as choose_split_k says;
 // except that when the tuning table's kernel would split a call with k <= kSmallTilesMaxK,
-// the class's few-tiles kernel (its row's few_tiles_config, else the small class's kernel:
-// smaller tiles) runs it unsplit if its tiles fill the SMs.
+// the class's few-tiles kernel (few_tiles_config: smaller tiles) runs it unsplit if its tiles
+// fill the SMs.
 struct GemmExPlan {
   const gemm::tc::TcInstance* instance;  // nullptr: no tensor-core path on this device
   int split_k;

@@ -18,6 +18,7 @@
 #include "common/context.h"
 #include "deviceless.h"
 #include "dispatch/gemm_dispatch.h"
+#include "dispatch/gemm_ex_dispatch.h"
 #include "dispatch/tuning_table.h"
 #include "gemm/simt/sgemm_registry.h"
 #include "gemm/tc/tc_registry.h"
@@ -277,6 +278,35 @@ TEST(TuningTable, GemmExRowsNameBuiltTensorCoreKernels) {
     }
   }
   EXPECT_GT(find_tuning_table("NVIDIA H200")->gemm_ex_row_count, 0);
+}
+
+TEST(TuningTable, FewTilesKernelFallsBackToMediumThenSmall) {
+  using aegis::dispatch::few_tiles_config;
+  using aegis::dispatch::GemmExTuningRow;
+  const GemmExTuningRow rows[] = {
+      {AEGIS_SHAPE_SMALL, "small_kernel"},
+      {AEGIS_SHAPE_MEDIUM, "medium_kernel", "medium_few"},
+      {AEGIS_SHAPE_LARGE, "large_kernel"},
+      {AEGIS_SHAPE_TALL, "tall_kernel", "tall_few"},
+  };
+  TuningTable table{"test", "", nullptr, 0, nullptr, 0, rows, 4};
+  EXPECT_STREQ(few_tiles_config(table, AEGIS_SHAPE_TALL), "tall_few");
+  EXPECT_STREQ(few_tiles_config(table, AEGIS_SHAPE_MEDIUM), "medium_few");
+  // A row without its own, or no row at all: the medium class's.
+  EXPECT_STREQ(few_tiles_config(table, AEGIS_SHAPE_LARGE), "medium_few");
+  EXPECT_STREQ(few_tiles_config(table, AEGIS_SHAPE_HUGE), "medium_few");
+  // No medium few-tiles kernel either: the small class's kernel.
+  const GemmExTuningRow without_medium_few[] = {
+      {AEGIS_SHAPE_SMALL, "small_kernel"},
+      {AEGIS_SHAPE_MEDIUM, "medium_kernel"},
+  };
+  table.gemm_ex_rows = without_medium_few;
+  table.gemm_ex_row_count = 2;
+  EXPECT_STREQ(few_tiles_config(table, AEGIS_SHAPE_LARGE), "small_kernel");
+  EXPECT_STREQ(few_tiles_config(table, AEGIS_SHAPE_SMALL), "small_kernel");
+  table.gemm_ex_rows = nullptr;
+  table.gemm_ex_row_count = 0;
+  EXPECT_EQ(few_tiles_config(table, AEGIS_SHAPE_LARGE), nullptr);
 }
 
 TEST(TuningTable, BothTablesAreReachable) {

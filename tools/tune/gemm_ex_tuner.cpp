@@ -14,7 +14,7 @@
 // the SMs unsplit (gemm_ex_dispatch.h). So each class other than small first gets its
 // few-tiles kernel: the best, by the same score, of the kernels that ran unsplit on all of
 // the class's problems that some kernel split (k <= kSmallTilesMaxK); without such
-// problems the small class's winner serves. A kernel that split such a problem is then
+// problems the medium class's few-tiles kernel serves, else the small class's winner. A kernel that split such a problem is then
 // scored with the few-tiles kernel's time there, which is what dispatch will run.
 #include "gemm_ex_tuner.h"
 
@@ -296,8 +296,11 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
   uint64_t problem_id = 0;
   std::printf("%-8s %-36s %9s %9s   %s\n", "class", "chosen config", "geo-mean", "vs cuBLAS",
               "runner-up");
-  // Index of the small class's winner among the candidates (the small class is tuned first).
+  // Indices among the candidates of the small class's winner and the medium class's own
+  // few-tiles kernel (those classes are tuned first): a class without a few-tiles kernel of
+  // its own takes the medium class's, else the small class's (dispatch's few_tiles_config).
   size_t small_winner = candidates.size();
+  size_t medium_few_winner = candidates.size();
   for (const auto& [shape_class, shapes] : class_shapes()) {
     const std::string cls = aegisShapeClassName(shape_class);
     std::vector<Problem> problems;
@@ -332,7 +335,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
 
     // The class's few-tiles kernel, and what dispatch runs for a candidate that split K on
     // a shallow-K problem (see the top).
-    size_t few_winner = small_winner;
+    size_t few_winner = medium_few_winner < candidates.size() ? medium_few_winner : small_winner;
     bool own_few_kernel = false;
     if (shape_class != AEGIS_SHAPE_SMALL) {
       std::vector<const Problem*> few_tiles;
@@ -346,6 +349,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
       if (!few_tiles.empty() && !few.order.empty()) {
         few_winner = few.order[0];
         own_few_kernel = true;
+        if (shape_class == AEGIS_SHAPE_MEDIUM) medium_few_winner = few_winner;
       }
       for (Problem& p : problems) {
         if (few_winner == candidates.size() || p.shape.k > kSmallTilesMaxK) continue;
