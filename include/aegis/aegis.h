@@ -401,6 +401,11 @@ AEGIS_API aegisStatus_t aegisGetLastSgemmChoice(aegisHandle_t handle, const char
  * past the end), e.g. "gemm_sm90_128x256x64_s4" or "gemm_sm80_mma_sync". */
 AEGIS_API int aegisGemmExConfigCount(void);
 AEGIS_API const char* aegisGemmExConfigName(int index);
+/* The output tile (rows x columns of C) one thread block of kernel `index` computes, and the
+ * thread blocks it keeps on one SM: how many tiles a call has, and how many run at once.
+ * AEGIS_STATUS_INVALID_VALUE for an index out of range or a NULL output. */
+AEGIS_API aegisStatus_t aegisGemmExConfigTile(int index, int* tile_m, int* tile_n,
+                                              int* blocks_per_sm);
 /* Makes every following aegisGemmEx / aegisHgemm on this handle use the named kernel where
  * it can run the call (a TMA kernel needs 16-byte aligned A, B and lda, ldb multiples of 8
  * elements; where it cannot, dispatch falls back as without the override). config = NULL

@@ -187,6 +187,17 @@ const char* aegisGemmExConfigName(int index) {
   return (index >= 0 && index < count) ? all[index]->name : nullptr;
 }
 
+aegisStatus_t aegisGemmExConfigTile(int index, int* tile_m, int* tile_n, int* blocks_per_sm) {
+  int count = 0;
+  const auto* const* all = aegis::gemm::tc::tc_instances(&count);
+  if (index < 0 || index >= count || !tile_m || !tile_n || !blocks_per_sm)
+    return AEGIS_STATUS_INVALID_VALUE;
+  *tile_m = all[index]->tile_m;
+  *tile_n = all[index]->tile_n;
+  *blocks_per_sm = all[index]->blocks_per_sm;
+  return AEGIS_STATUS_SUCCESS;
+}
+
 aegisStatus_t aegisSetGemmExOverride(aegisHandle_t handle, const char* config) {
   if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
   if (!config) {

@@ -20,6 +20,14 @@ bool runs_here(const aegisContext& h, const gemm::tc::TcInstance& inst,
   return h.cc_major >= inst.needs.min_cc_major && gemm::tc::tc_can_run(inst, p);
 }
 
+// All of p's tiles under inst run at once: no more than the SMs' CTA slots.
+bool fits_one_wave(const aegisContext& h, const gemm::tc::TcInstance& inst,
+                   const gemm::tc::TcGemmParams& p) {
+  const int64_t tiles = ((p.m + inst.tile_m - 1) / inst.tile_m) *
+                        ((p.n + inst.tile_n - 1) / inst.tile_n);
+  return tiles <= static_cast<int64_t>(h.sm_count) * inst.blocks_per_sm;
+}
+
 // choose_split_k for one kernel, one slot per SM: the CTAs that share an SM
 // (blocks_per_sm > 1) share its tensor cores, so filling the second CTA slot by splitting K
 // buys no throughput and adds the reduction (measured on the H200: 64x64x64_s6_x2 on
@@ -53,6 +61,9 @@ const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h,
   if (h.tuning) {
     const GemmExTuningRow* row = gemm_ex_row(*h.tuning, gemm_shape_class(p.m, p.n, p.k));
     if (row) {
+      const auto* one_wave = gemm::tc::find_tc_instance(row->one_wave_config);
+      if (one_wave && runs_here(h, *one_wave, p) && fits_one_wave(h, *one_wave, p))
+        return one_wave;
       const auto* inst = gemm::tc::find_tc_instance(row->config);
       if (inst && runs_here(h, *inst, p)) return inst;
     }

@@ -13,7 +13,8 @@ struct aegisContext;
 namespace aegis::dispatch {
 
 // The instance that runs p on this handle: the handle's override if it can run p, else the
-// tuning table's choice for p's shape class if it can, else the mma.sync fallback; nullptr
+// tuning table's choice for p's shape class if it can (the row's one_wave_config where all
+// of p's tiles under it run at once, else its config), else the mma.sync fallback; nullptr
 // when the device has no tensor-core path (compute capability below 8.0).
 const gemm::tc::TcInstance* plan_gemm_ex(const aegisContext& h, const gemm::tc::TcGemmParams& p);
 

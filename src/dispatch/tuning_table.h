@@ -22,6 +22,10 @@ struct GemmExTuningRow {
   // would split a K of at most kSmallTilesMaxK (gemm_ex_dispatch.h); nullptr: the small
   // class's kernel.
   const char* few_tiles_config = nullptr;
+  // A kernel of smaller tiles for the class's calls whose tiles under it all run in one wave
+  // (no more than SMs x its CTAs per SM): a small call is bound by latency, and more SMs
+  // doing less each finish it sooner (gemm_ex_dispatch.h); nullptr: none.
+  const char* one_wave_config = nullptr;
 };
 
 struct TuningTable {

@@ -275,6 +275,14 @@ TEST(TuningTable, GemmExRowsNameBuiltTensorCoreKernels) {
                                 << " is not a tensor-core kernel of this build";
         EXPECT_TRUE(few->needs.tma_operands) << row->few_tiles_config;
       }
+      if (row->one_wave_config) {
+        const auto* one_wave = aegis::gemm::tc::find_tc_instance(row->one_wave_config);
+        ASSERT_NE(one_wave, nullptr) << row->one_wave_config
+                                     << " is not a tensor-core kernel of this build";
+        EXPECT_TRUE(one_wave->needs.tma_operands) << row->one_wave_config;
+        EXPECT_LT(one_wave->tile_m * one_wave->tile_n, inst->tile_m * inst->tile_n)
+            << row->one_wave_config << ": a one-wave kernel has smaller tiles than the row's";
+      }
     }
   }
   EXPECT_GT(find_tuning_table("NVIDIA H200")->gemm_ex_row_count, 0);

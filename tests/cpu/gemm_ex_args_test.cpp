@@ -775,6 +775,25 @@ TEST(GemmExConfigs, ListMatchesTheRegistry) {
   EXPECT_EQ(names.count("gemm_sm80_mma_sync"), 1u);
 }
 
+TEST(GemmExConfigs, TileMatchesTheRegistry) {
+  int count = 0;
+  const auto* const* all = aegis::gemm::tc::tc_instances(&count);
+  for (int i = 0; i < count; ++i) {
+    int tm = -1, tn = -1, per_sm = -1;
+    ASSERT_EQ(aegisGemmExConfigTile(i, &tm, &tn, &per_sm), AEGIS_STATUS_SUCCESS) << i;
+    EXPECT_EQ(tm, all[i]->tile_m) << all[i]->name;
+    EXPECT_EQ(tn, all[i]->tile_n) << all[i]->name;
+    EXPECT_EQ(per_sm, all[i]->blocks_per_sm) << all[i]->name;
+  }
+  int tm = 7, tn = 7, per_sm = 7;
+  EXPECT_EQ(aegisGemmExConfigTile(count, &tm, &tn, &per_sm), AEGIS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(aegisGemmExConfigTile(-1, &tm, &tn, &per_sm), AEGIS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(aegisGemmExConfigTile(0, nullptr, &tn, &per_sm), AEGIS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(aegisGemmExConfigTile(0, &tm, nullptr, &per_sm), AEGIS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(aegisGemmExConfigTile(0, &tm, &tn, nullptr), AEGIS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(tm, 7);  // a rejected call writes nothing
+}
+
 using GemmExOverride = DevicelessHandle;
 
 TEST_F(GemmExOverride, EveryListedKernelIsAccepted) {
@@ -913,19 +932,14 @@ TEST_F(GemmExPlan, OverrideClearedFollowsTheTable) {
 }
 
 // Below half a wave the table's kernel would split K; up to kSmallTilesMaxK the class's
-// few-tiles kernel (the small class's kernel where the row names none) runs the call
-// unsplit instead, when its tiles fill the SMs. Deeper K keeps the split, and an override
-// is never replaced.
+// few-tiles kernel (few_tiles_config) runs the call unsplit instead, when its tiles fill the
+// SMs. Deeper K keeps the split, and an override is never replaced.
 TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
   using aegis::dispatch::choose_split_k;
   using aegis::dispatch::gemm_shape_class;
   h_->tuning = aegis::dispatch::find_tuning_table("NVIDIA H200");  // the committed H200 table
   ASSERT_NE(h_->tuning, nullptr);
   h_->own_workspace_bytes = size_t{64} << 20;  // room for split-K partial sums, as on a GPU
-  const auto* small_row = aegis::dispatch::gemm_ex_row(*h_->tuning, AEGIS_SHAPE_SMALL);
-  ASSERT_NE(small_row, nullptr);
-  const auto* small = aegis::gemm::tc::find_tc_instance(small_row->config);
-  ASSERT_NE(small, nullptr);
   // A kernel that splits K across its own cluster is never split by dispatch.
   auto split_of = [&](const aegis::gemm::tc::TcInstance& inst,
                       const aegis::gemm::tc::TcGemmParams& p) {
@@ -943,8 +957,8 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
     ASSERT_NE(row, nullptr);
     const auto* table = aegis::gemm::tc::find_tc_instance(row->config);
     ASSERT_NE(table, nullptr);
-    const auto* few =
-        row->few_tiles_config ? aegis::gemm::tc::find_tc_instance(row->few_tiles_config) : small;
+    const auto* few = aegis::gemm::tc::find_tc_instance(
+        aegis::dispatch::few_tiles_config(*h_->tuning, gemm_shape_class(s[0], s[1], s[2])));
     ASSERT_NE(few, nullptr);
     const int table_split = split_of(*table, p);
     const auto plan = aegis::dispatch::plan_gemm_ex_call(*h_, p);
@@ -969,6 +983,44 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
   // The shapes cover both sides of the rule with the committed H200 table.
   EXPECT_GT(rerouted, 0);
   EXPECT_GT(kept_split, 0);
+}
+
+// A row's one-wave kernel runs the calls whose tiles under it all fit in one wave of the
+// SMs; the row's kernel runs the others.
+TEST_F(GemmExPlan, OneWaveKernelWhereItsTilesFitOneWave) {
+  using aegis::dispatch::GemmExTuningRow;
+  int count = 0;
+  const auto* const* all = aegis::gemm::tc::tc_instances(&count);
+  // The narrowest and the widest TMA kernels of the build.
+  const aegis::gemm::tc::TcInstance *narrow = nullptr, *wide = nullptr;
+  for (int i = 0; i < count; ++i) {
+    if (!all[i]->needs.tma_operands) continue;
+    const int area = all[i]->tile_m * all[i]->tile_n;
+    if (!narrow || area < narrow->tile_m * narrow->tile_n) narrow = all[i];
+    if (!wide || area > wide->tile_m * wide->tile_n) wide = all[i];
+  }
+  ASSERT_NE(narrow, nullptr);
+  const GemmExTuningRow rows[] = {
+      {AEGIS_SHAPE_SMALL, wide->name, nullptr, narrow->name},
+      {AEGIS_SHAPE_MEDIUM, wide->name, nullptr, narrow->name},
+  };
+  aegis::dispatch::TuningTable table{"test", "", nullptr, 0, nullptr, 0, rows, 2};
+  h_->tuning = &table;
+  const int64_t slots = int64_t{kDevicelessSmCount} * narrow->blocks_per_sm;
+  // Exactly one wave of narrow tiles, and one tile more.
+  const int64_t m = narrow->tile_m, n = narrow->tile_n * slots;
+  EXPECT_EQ(planned(aligned_call(m, n, 64)), narrow->name);
+  EXPECT_EQ(planned(aligned_call(m, n + 1, 64)), wide->name);
+  EXPECT_EQ(planned(aligned_call(1, 1, 1)), narrow->name);
+  // A call the narrow kernel cannot take (misaligned B) does not get it.
+  auto misaligned = aligned_call(1, 1, 1);
+  misaligned.B = reinterpret_cast<const char*>(g_storage) + 2;
+  EXPECT_EQ(planned(misaligned), "gemm_sm80_mma_sync");
+  // The override still wins.
+  ASSERT_EQ(aegisSetGemmExOverride(h_, wide->name), AEGIS_STATUS_SUCCESS);
+  EXPECT_EQ(planned(aligned_call(1, 1, 1)), wide->name);
+  ASSERT_EQ(aegisSetGemmExOverride(h_, nullptr), AEGIS_STATUS_SUCCESS);
+  h_->tuning = nullptr;
 }
 
 TEST_F(GemmExPlan, ArchitectureLimitsTheOverride) {

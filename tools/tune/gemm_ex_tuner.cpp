@@ -16,6 +16,10 @@
 // the class's problems that some kernel split (k <= kSmallTilesMaxK); without such
 // problems the medium class's few-tiles kernel serves, else the small class's winner. A kernel that split such a problem is then
 // scored with the few-tiles kernel's time there, which is what dispatch will run.
+// Last, a class may get a one-wave kernel: a candidate of smaller tiles than the winner's that
+// dispatch runs wherever all of a call's tiles under it fit in one wave. It is the candidate
+// whose use there gives the class the best score, kept if that beats the winner alone by
+// more than kOneWaveMargin.
 #include "gemm_ex_tuner.h"
 
 #include <cublas_v2.h>
@@ -71,6 +75,16 @@ struct Problem {
   bench::GemmOp op;
   std::vector<Measurement> candidates;
   Measurement cublas;
+};
+
+// A one-wave kernel must improve its class's score by more than the spread between tuning
+// runs (about 1 %).
+constexpr double kOneWaveMargin = 0.01;
+
+// Output tile and resident CTAs per SM of a kernel (aegisGemmExConfigTile).
+struct Tile {
+  int m = 0, n = 0, per_sm = 1;
+  int64_t count(const Shape& s) const { return ((s.m + m - 1) / m) * ((s.n + n - 1) / n); }
 };
 
 // The deepest K that dispatch runs on the small class's kernel rather than split
@@ -259,9 +273,14 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
   AEGIS_BENCH_CHECK_CUBLAS(cublasSetMathMode(ctx.cublas, CUBLAS_DEFAULT_MATH));
 
   std::vector<std::string> candidates;
-  for (int i = 0; i < aegisGemmExConfigCount(); ++i)
-    if (std::string(aegisGemmExConfigName(i)) != kFallbackKernel)
-      candidates.push_back(aegisGemmExConfigName(i));
+  std::vector<Tile> tiles;
+  for (int i = 0; i < aegisGemmExConfigCount(); ++i) {
+    if (std::string(aegisGemmExConfigName(i)) == kFallbackKernel) continue;
+    candidates.push_back(aegisGemmExConfigName(i));
+    Tile t;
+    AEGIS_BENCH_CHECK_AEGIS(ctx.aegis, aegisGemmExConfigTile(i, &t.m, &t.n, &t.per_sm));
+    tiles.push_back(t);
+  }
   if (candidates.empty()) {
     std::fprintf(stderr, "aegis-tune: this build has no tensor-core GEMM kernel to tune\n");
     return 1;
@@ -370,6 +389,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
     auto geomean = [&](size_t c) { return ranking.geomean(c); };
     auto cublas_ratio = [&](size_t c) { return ranking.cublas_ratio(c); };
     const std::string row_class = "AEGIS_SHAPE_" + upper(cls);
+    size_t one_wave = candidates.size();  // none
     if (order.empty()) {
       ++classes_without_row;
       std::printf("%-8s %-36s\n", cls.c_str(), "(none: no kernel ran every problem)");
@@ -379,16 +399,54 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
     } else {
       const size_t win = order[0];
       if (shape_class == AEGIS_SHAPE_SMALL) small_winner = win;
+      // The one-wave kernel: each candidate of smaller tiles scored as dispatch would run it
+      // (where a problem's tiles fit in one wave) and the winner elsewhere.
+      auto fits = [&](size_t c, const Problem& p) {
+        return tiles[c].count(p.shape) <= int64_t(ctx.dev.sm_count) * tiles[c].per_sm;
+      };
+      auto log_score = [&](size_t c) {
+        double sum = 0.0;
+        for (const Problem& p : problems) {
+          double best = std::numeric_limits<double>::infinity();
+          for (const Measurement& m : p.candidates)
+            if (m.outcome == Outcome::kTimed) best = std::min(best, m.median_ms);
+          const Measurement& m = c < candidates.size() && fits(c, p) ? p.candidates[c]
+                                                                     : p.candidates[win];
+          if (m.outcome != Outcome::kTimed) return std::numeric_limits<double>::infinity();
+          sum += std::log(m.median_ms / best);
+        }
+        return sum;
+      };
+      const double alone = log_score(candidates.size());
+      double best_with = alone + std::log(1.0 - kOneWaveMargin) * double(problems.size());
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        if (int64_t(tiles[c].m) * tiles[c].n >= int64_t(tiles[win].m) * tiles[win].n) continue;
+        const double with = log_score(c);
+        if (with < best_with) {
+          best_with = with;
+          one_wave = c;
+        }
+      }
       const std::string runner_up =
           order.size() > 1
               ? format_text("%s (%.3f)", candidates[order[1]].c_str(), geomean(order[1]))
               : std::string("-");
       std::printf("%-8s %-36s %9.3f %9.3f   %s\n", cls.c_str(), candidates[win].c_str(),
                   geomean(win), cublas_ratio(win), runner_up.c_str());
-      if (own_few_kernel) {
+      if (own_few_kernel)
         std::printf("%-8s %-36s (few tiles)\n", "", candidates[few_winner].c_str());
-        rows += format_text("{%s, \"%s\", \"%s\"},\n", row_class.c_str(),
-                            candidates[win].c_str(), candidates[few_winner].c_str());
+      if (one_wave < candidates.size())
+        std::printf("%-8s %-36s (one wave: geo-mean %.3f)\n", "", candidates[one_wave].c_str(),
+                    std::exp(best_with / double(problems.size())));
+      const std::string few_entry =
+          own_few_kernel ? "\"" + candidates[few_winner] + "\"" : std::string("nullptr");
+      if (one_wave < candidates.size()) {
+        rows += format_text("{%s, \"%s\", %s, \"%s\"},\n", row_class.c_str(),
+                            candidates[win].c_str(), few_entry.c_str(),
+                            candidates[one_wave].c_str());
+      } else if (own_few_kernel) {
+        rows += format_text("{%s, \"%s\", %s},\n", row_class.c_str(), candidates[win].c_str(),
+                            few_entry.c_str());
       } else {
         rows += format_text("{%s, \"%s\"},\n", row_class.c_str(), candidates[win].c_str());
       }
@@ -405,6 +463,10 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
       json.field("few_tiles_config", candidates[few_winner]);
     else
       json.key("few_tiles_config").null();
+    if (one_wave < candidates.size())
+      json.field("one_wave_config", candidates[one_wave]);
+    else
+      json.key("one_wave_config").null();
     json.key("problems").begin_array();
     for (const Problem& p : problems) {
       json.begin_object()
@@ -446,7 +508,8 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
                  "// kernels that ran and passed the FP64 check on all of them (%s, the "
                  "fallback,\n"
                  "// is not a candidate).\n"
-                 "// Row: {shape class, configuration[, few-tiles configuration]}\n%s",
+                 "// Row: {shape class, configuration[, few-tiles configuration[, one-wave "
+                 "configuration]]}\n%s",
                  ctx.dev.name.c_str(), ctx.dev.sm_count, bench::utc_timestamp().c_str(),
                  opt.command.c_str(), kFallbackKernel, rows.c_str());
     std::fclose(f);
