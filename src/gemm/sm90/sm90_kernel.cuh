@@ -694,7 +694,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       // outlive them.
       mbar_wait_cluster(&chunks_read[consumer], chunks_phase ^ 1);
     }
-    // TMA stores still in flight read this CTA's shared memory.
+    // TMA stores still in flight read this CTA's shared memory; their writes to C complete
+    // before the grid does, so only the reads are waited for (as CUTLASS's epilogue does).
     if (thread_in_wg == 0) bulk_wait_read<0>();
   }
 #endif
