@@ -14,8 +14,9 @@
 // the SMs unsplit (gemm_ex_dispatch.h). So each class other than small first gets its
 // few-tiles kernel: the best, by the same score, of the kernels that ran unsplit on all of
 // the class's problems that some kernel split (k <= kSmallTilesMaxK); without such
-// problems the medium class's few-tiles kernel serves, else the small class's winner. A kernel that split such a problem is then
-// scored with the few-tiles kernel's time there, which is what dispatch will run.
+// problems the medium class's few-tiles kernel serves, else the small class's winner. A
+// kernel that split such a problem is then scored with the few-tiles kernel's time there,
+// which is what dispatch will run.
 // Last, a class may get a one-wave kernel: a candidate of smaller tiles than the winner's that
 // dispatch runs wherever all of a call's tiles under it fit in one wave. It is the candidate
 // whose use there gives the class the best score, kept if that beats the winner alone by
@@ -243,6 +244,45 @@ Ranking rank_candidates(const std::vector<const Problem*>& problems, size_t cand
   return r;
 }
 
+// The class's one-wave kernel (see the top): each candidate of smaller tiles than the winner
+// `win` is scored as dispatch would run it, on the problems whose tiles under it fit in one
+// wave of sm_count SMs, with the winner's time elsewhere. Returns the best candidate that
+// beats the winner alone by more than kOneWaveMargin (candidates.size() for none), and its
+// geometric mean of time / best time in *geomean.
+size_t choose_one_wave(const std::vector<Problem>& problems, const std::vector<Tile>& tiles,
+                       size_t win, int sm_count, double* geomean) {
+  const size_t none = tiles.size();
+  std::vector<double> best(problems.size(), std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < problems.size(); ++i)
+    for (const Measurement& m : problems[i].candidates)
+      if (m.outcome == Outcome::kTimed) best[i] = std::min(best[i], m.median_ms);
+  auto log_score = [&](size_t c) {
+    double sum = 0.0;
+    for (size_t i = 0; i < problems.size(); ++i) {
+      const Problem& p = problems[i];
+      const bool fits =
+          c != none && tiles[c].count(p.shape) <= int64_t(sm_count) * tiles[c].per_sm;
+      const Measurement& m = fits ? p.candidates[c] : p.candidates[win];
+      if (m.outcome != Outcome::kTimed) return std::numeric_limits<double>::infinity();
+      sum += std::log(m.median_ms / best[i]);
+    }
+    return sum;
+  };
+  size_t chosen = none;
+  double best_with =
+      log_score(none) + std::log(1.0 - kOneWaveMargin) * double(problems.size());
+  for (size_t c = 0; c < tiles.size(); ++c) {
+    if (int64_t(tiles[c].m) * tiles[c].n >= int64_t(tiles[win].m) * tiles[win].n) continue;
+    const double with = log_score(c);
+    if (with < best_with) {
+      best_with = with;
+      chosen = c;
+    }
+  }
+  *geomean = std::exp(best_with / double(problems.size()));
+  return chosen;
+}
+
 void write_measurement_json(bench::JsonWriter& json, const Shape& s, const Measurement& m) {
   json.field("outcome", outcome_name(m.outcome))
       .field("ran", m.ran)
@@ -399,34 +439,8 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
     } else {
       const size_t win = order[0];
       if (shape_class == AEGIS_SHAPE_SMALL) small_winner = win;
-      // The one-wave kernel: each candidate of smaller tiles scored as dispatch would run it
-      // (where a problem's tiles fit in one wave) and the winner elsewhere.
-      auto fits = [&](size_t c, const Problem& p) {
-        return tiles[c].count(p.shape) <= int64_t(ctx.dev.sm_count) * tiles[c].per_sm;
-      };
-      auto log_score = [&](size_t c) {
-        double sum = 0.0;
-        for (const Problem& p : problems) {
-          double best = std::numeric_limits<double>::infinity();
-          for (const Measurement& m : p.candidates)
-            if (m.outcome == Outcome::kTimed) best = std::min(best, m.median_ms);
-          const Measurement& m = c < candidates.size() && fits(c, p) ? p.candidates[c]
-                                                                     : p.candidates[win];
-          if (m.outcome != Outcome::kTimed) return std::numeric_limits<double>::infinity();
-          sum += std::log(m.median_ms / best);
-        }
-        return sum;
-      };
-      const double alone = log_score(candidates.size());
-      double best_with = alone + std::log(1.0 - kOneWaveMargin) * double(problems.size());
-      for (size_t c = 0; c < candidates.size(); ++c) {
-        if (int64_t(tiles[c].m) * tiles[c].n >= int64_t(tiles[win].m) * tiles[win].n) continue;
-        const double with = log_score(c);
-        if (with < best_with) {
-          best_with = with;
-          one_wave = c;
-        }
-      }
+      double one_wave_geomean = 0.0;
+      one_wave = choose_one_wave(problems, tiles, win, ctx.dev.sm_count, &one_wave_geomean);
       const std::string runner_up =
           order.size() > 1
               ? format_text("%s (%.3f)", candidates[order[1]].c_str(), geomean(order[1]))
@@ -437,7 +451,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
         std::printf("%-8s %-36s (few tiles)\n", "", candidates[few_winner].c_str());
       if (one_wave < candidates.size())
         std::printf("%-8s %-36s (one wave: geo-mean %.3f)\n", "", candidates[one_wave].c_str(),
-                    std::exp(best_with / double(problems.size())));
+                    one_wave_geomean);
       const std::string few_entry =
           own_few_kernel ? "\"" + candidates[few_winner] + "\"" : std::string("nullptr");
       if (one_wave < candidates.size()) {
