@@ -77,10 +77,13 @@ GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams
   plan.split_k = split_for(h, *plan.instance, p);
   const bool overridden = !h.gemm_ex_override_config.empty() &&
                           h.gemm_ex_override_config == plan.instance->name;
-  if (plan.split_k == 1 || overridden || p.k > kSmallTilesMaxK || !h.tuning) return plan;
+  if (plan.split_k == 1 || overridden || !h.tuning) return plan;
   const gemm::tc::TcInstance* few = gemm::tc::find_tc_instance(
       few_tiles_config(*h.tuning, gemm_shape_class(p.m, p.n, p.k)));
   if (!few || few == plan.instance || !runs_here(h, *few, p)) return plan;
+  // A few-tiles kernel that splits K across its own cluster (needs.split_k false) replaces
+  // the split up to kClusterSplitMaxK, the others up to kSmallTilesMaxK.
+  if (p.k > (few->needs.split_k ? kSmallTilesMaxK : kClusterSplitMaxK)) return plan;
   if (split_for(h, *few, p) == 1) plan = {few, 1};
   return plan;
 }

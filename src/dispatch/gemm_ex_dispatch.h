@@ -27,7 +27,8 @@ const char* few_tiles_config(const TuningTable& table, aegisShapeClass_t shape_c
 // The kernel and split-K factor for p: plan_gemm_ex's kernel, split as choose_split_k says;
 // except that when the tuning table's kernel would split a call with k <= kSmallTilesMaxK,
 // the class's few-tiles kernel (few_tiles_config: smaller tiles) runs it unsplit if its tiles
-// fill the SMs.
+// fill the SMs; a few-tiles kernel that splits K across its own cluster does so up to
+// kClusterSplitMaxK.
 struct GemmExPlan {
   const gemm::tc::TcInstance* instance;  // nullptr: no tensor-core path on this device
   int split_k;
@@ -35,6 +36,12 @@ struct GemmExPlan {
 // Measured on the H200 (docs/perf-notes.md, TC-2): 1024^3 ran in 11 us on 64 x 64 tiles
 // against 21 us on 128 x 256 tiles split four ways.
 constexpr int64_t kSmallTilesMaxK = 4096;
+// A cluster's sums meet in shared memory, where a split through the workspace pays a second
+// kernel: on the H200 (docs/perf-notes.md TC-16) the tall and wide classes' cluster-split
+// kernels ran 4096 x 128 x 8192 and 16384 at 1.09-1.15x and 0.99-1.01x cuBLAS against the
+// split's 0.83-0.89x, 128 x 4096 x 8192 and 16384 at 1.01-1.08x and 0.98-1.02x against
+// 0.67-0.81x; at K = 65536 the split was as fast or faster (TN: 0.95-1.02x against 0.91-1.00x).
+constexpr int64_t kClusterSplitMaxK = 16384;
 GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams& p);
 
 // Runs p (arguments already checked; m, n > 0). k = 0, or alpha = 0 in host pointer mode,

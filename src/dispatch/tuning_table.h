@@ -19,7 +19,8 @@ struct GemmExTuningRow {
   aegisShapeClass_t shape_class;
   const char* config;  // an instance name from src/gemm/tc/tc_registry.cpp
   // The kernel for the class's calls with too few tiles to fill the GPU, where `config`
-  // would split a K of at most kSmallTilesMaxK (gemm_ex_dispatch.h); nullptr: the small
+  // would split a K of at most kSmallTilesMaxK (kClusterSplitMaxK for a kernel that splits K
+  // across its own cluster; gemm_ex_dispatch.h); nullptr: the medium class's, else the small
   // class's kernel.
   const char* few_tiles_config = nullptr;
   // A kernel of smaller tiles for the class's calls whose tiles under it all run in one wave

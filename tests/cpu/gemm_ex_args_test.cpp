@@ -933,7 +933,8 @@ TEST_F(GemmExPlan, OverrideClearedFollowsTheTable) {
 
 // Below half a wave the table's kernel would split K; up to kSmallTilesMaxK the class's
 // few-tiles kernel (few_tiles_config) runs the call unsplit instead, when its tiles fill the
-// SMs. Deeper K keeps the split, and an override is never replaced.
+// SMs, and up to kClusterSplitMaxK when that kernel splits K across its own cluster. Deeper K
+// keeps the split, and an override is never replaced.
 TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
   using aegis::dispatch::choose_split_k;
   using aegis::dispatch::gemm_shape_class;
@@ -947,9 +948,10 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
     return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, 64, 16, h_->sm_count,
                           h_->workspace_bytes());
   };
-  int rerouted = 0, kept_split = 0;
-  const int64_t shapes[][3] = {{1024, 1024, 1024},  {128, 4096, 4096}, {4096, 128, 4096},
-                               {1024, 1024, 131072}, {128, 128, 8192},  {4096, 4096, 4096}};
+  int rerouted = 0, kept_split = 0, rerouted_deep = 0, kept_past_cluster_limit = 0;
+  const int64_t shapes[][3] = {{1024, 1024, 1024},   {128, 4096, 4096},  {4096, 128, 4096},
+                               {1024, 1024, 131072}, {128, 128, 8192},   {4096, 4096, 4096},
+                               {4096, 128, 16384},   {128, 4096, 65536}};
   for (const auto& s : shapes) {
     SCOPED_TRACE(testing::Message() << s[0] << "x" << s[1] << "x" << s[2]);
     const auto p = aligned_call(s[0], s[1], s[2]);
@@ -963,15 +965,20 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
     const int table_split = split_of(*table, p);
     const auto plan = aegis::dispatch::plan_gemm_ex_call(*h_, p);
     ASSERT_NE(plan.instance, nullptr);
-    if (table_split > 1 && s[2] <= aegis::dispatch::kSmallTilesMaxK && table != few &&
-        split_of(*few, p) == 1) {
+    const bool deep = s[2] > aegis::dispatch::kSmallTilesMaxK;
+    const int64_t few_max_k = few->needs.split_k ? aegis::dispatch::kSmallTilesMaxK
+                                                 : aegis::dispatch::kClusterSplitMaxK;
+    if (table_split > 1 && s[2] <= few_max_k && table != few && split_of(*few, p) == 1) {
       EXPECT_EQ(plan.instance, few);
       EXPECT_EQ(plan.split_k, 1);
       ++rerouted;
+      rerouted_deep += deep;
     } else {
       EXPECT_EQ(plan.instance, table);
       EXPECT_EQ(plan.split_k, table_split);
       kept_split += table_split > 1;
+      kept_past_cluster_limit +=
+          table_split > 1 && !few->needs.split_k && s[2] > aegis::dispatch::kClusterSplitMaxK;
     }
     // A forced kernel keeps its own split.
     ASSERT_EQ(aegisSetGemmExOverride(h_, table->name), AEGIS_STATUS_SUCCESS);
@@ -980,9 +987,12 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
     EXPECT_EQ(forced.split_k, table_split);
     ASSERT_EQ(aegisSetGemmExOverride(h_, nullptr), AEGIS_STATUS_SUCCESS);
   }
-  // The shapes cover both sides of the rule with the committed H200 table.
+  // The shapes cover both sides of the rule with the committed H200 table, the deep-K side
+  // with the tall and wide classes' cluster-split kernels (up to 16384, not 65536).
   EXPECT_GT(rerouted, 0);
+  EXPECT_GT(rerouted_deep, 0);
   EXPECT_GT(kept_split, 0);
+  EXPECT_GT(kept_past_cluster_limit, 0);
 }
 
 // A row's one-wave kernel runs the calls whose tiles under it all fit in one wave of the

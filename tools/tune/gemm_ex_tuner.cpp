@@ -16,7 +16,8 @@
 // the class's problems that some kernel split (k <= kSmallTilesMaxK); without such
 // problems the medium class's few-tiles kernel serves, else the small class's winner. A
 // kernel that split such a problem is then scored with the few-tiles kernel's time there,
-// which is what dispatch will run.
+// which is what dispatch will run. (Dispatch takes a few-tiles kernel that splits K across
+// its own cluster up to a deeper K, kClusterSplitMaxK; no class's problems here go that deep.)
 // Last, a class may get a one-wave kernel: a candidate of smaller tiles than the winner's that
 // dispatch runs wherever all of a call's tiles under it fit in one wave. It is the candidate
 // whose use there gives the class the best score, kept if that beats the winner alone by
