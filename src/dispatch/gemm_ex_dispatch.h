@@ -38,8 +38,8 @@ struct GemmExPlan {
 constexpr int64_t kSmallTilesMaxK = 4096;
 // A cluster's sums meet in shared memory, where a split through the workspace pays a second
 // kernel: on the H200 (docs/perf-notes.md TC-16) the tall and wide classes' cluster-split
-// kernels ran 4096 x 128 x 8192 and 16384 at 1.09-1.15x and 0.99-1.01x cuBLAS against the
-// split's 0.83-0.89x, 128 x 4096 x 8192 and 16384 at 1.01-1.08x and 0.98-1.02x against
+// kernels ran 4096 x 128 x 8192 and 16384 at 1.08-1.15x and 0.99-1.01x cuBLAS against the
+// split's 0.83-0.90x, 128 x 4096 x 8192 and 16384 at 1.01-1.08x and 0.98-1.02x against
 // 0.67-0.81x; at K = 65536 the split was as fast or faster (TN: 0.95-1.02x against 0.91-1.00x).
 constexpr int64_t kClusterSplitMaxK = 16384;
 GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams& p);
