@@ -935,7 +935,7 @@ TEST_F(GemmExPlan, OverrideClearedFollowsTheTable) {
 // few-tiles kernel (few_tiles_config) runs the call unsplit instead, when its tiles fill the
 // SMs, and up to kClusterSplitMaxK when that kernel splits K across its own cluster. Deeper K
 // keeps the split, and an override is never replaced.
-TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfSplittingShallowK) {
+TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
   using aegis::dispatch::choose_split_k;
   using aegis::dispatch::gemm_shape_class;
   h_->tuning = aegis::dispatch::find_tuning_table("NVIDIA H200");  // the committed H200 table
