@@ -89,7 +89,7 @@ struct Tile {
   int64_t count(const Shape& s) const { return ((s.m + m - 1) / m) * ((s.n + n - 1) / n); }
 };
 
-// The deepest K that dispatch runs on the small class's kernel rather than split
+// The deepest K at which dispatch runs a class's few-tiles kernel rather than a split
 // (aegis::dispatch::kSmallTilesMaxK; the tuner sees only the public API).
 constexpr int64_t kSmallTilesMaxK = 4096;
 
