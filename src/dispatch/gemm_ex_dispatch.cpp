@@ -11,8 +11,7 @@ namespace aegis::dispatch {
 
 namespace {
 
-// k-tile of the split-K kernels (sm90: 64) and the most slices dispatch makes.
-constexpr int kTcKTile = 64;
+// The most slices dispatch makes of K (each a multiple of the kernel's stage_k).
 constexpr int kTcMaxSplit = 16;
 
 bool runs_here(const aegisContext& h, const gemm::tc::TcInstance& inst,
@@ -35,7 +34,7 @@ bool fits_one_wave(const aegisContext& h, const gemm::tc::TcInstance& inst,
 int split_for(const aegisContext& h, const gemm::tc::TcInstance& inst,
               const gemm::tc::TcGemmParams& p) {
   if (!inst.needs.split_k) return 1;
-  return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, kTcKTile, kTcMaxSplit,
+  return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, inst.stage_k, kTcMaxSplit,
                         h.sm_count, h.workspace_bytes());
 }
 
@@ -81,9 +80,7 @@ GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams
   const gemm::tc::TcInstance* few = gemm::tc::find_tc_instance(
       few_tiles_config(*h.tuning, gemm_shape_class(p.m, p.n, p.k)));
   if (!few || few == plan.instance || !runs_here(h, *few, p)) return plan;
-  // A few-tiles kernel that splits K across its own cluster (needs.split_k false) replaces
-  // the split up to kClusterSplitMaxK, the others up to kSmallTilesMaxK.
-  if (p.k > (few->needs.split_k ? kSmallTilesMaxK : kClusterSplitMaxK)) return plan;
+  if (p.k > kFewTilesMaxK) return plan;
   if (split_for(h, *few, p) == 1) plan = {few, 1};
   return plan;
 }
@@ -109,7 +106,7 @@ aegisStatus_t run_gemm_ex(aegisContext* h, const gemm::tc::TcGemmParams& p,
   // As for SGEMM, K is split only while the tiles leave most SMs idle.
   run.split_k = plan.split_k;
   if (run.split_k > 1) {
-    run.k_per_split = k_per_split(p.k, run.split_k, kTcKTile);
+    run.k_per_split = k_per_split(p.k, run.split_k, inst->stage_k);
     run.partial = static_cast<float*>(h->workspace());
   }
   cudaError_t err = inst->launch(run, h->stream);

@@ -25,23 +25,22 @@ struct TuningTable;
 const char* few_tiles_config(const TuningTable& table, aegisShapeClass_t shape_class);
 
 // The kernel and split-K factor for p: plan_gemm_ex's kernel, split as choose_split_k says;
-// except that when the tuning table's kernel would split a call with k <= kSmallTilesMaxK,
-// the class's few-tiles kernel (few_tiles_config: smaller tiles) runs it unsplit if its tiles
-// fill the SMs; a few-tiles kernel that splits K across its own cluster does so up to
-// kClusterSplitMaxK.
+// except that when the tuning table's kernel would split a call with k <= kFewTilesMaxK, the
+// class's few-tiles kernel (few_tiles_config: smaller tiles) runs it unsplit if its tiles
+// fill the SMs.
 struct GemmExPlan {
   const gemm::tc::TcInstance* instance;  // nullptr: no tensor-core path on this device
   int split_k;
 };
-// Measured on the H200 (docs/perf-notes.md, TC-2): 1024^3 ran in 11 us on 64 x 64 tiles
-// against 21 us on 128 x 256 tiles split four ways.
-constexpr int64_t kSmallTilesMaxK = 4096;
-// A cluster's sums meet in shared memory, where a split through the workspace pays a second
-// kernel: on the H200 (docs/perf-notes.md TC-16) the tall and wide classes' cluster-split
-// kernels ran 4096 x 128 x 8192 and 16384 at 1.08-1.15x and 0.99-1.01x cuBLAS against the
-// split's 0.83-0.90x, 128 x 4096 x 8192 and 16384 at 1.01-1.08x and 0.98-1.02x against
-// 0.67-0.81x; at K = 65536 the split was as fast or faster (TN: 0.95-1.02x against 0.91-1.00x).
-constexpr int64_t kClusterSplitMaxK = 16384;
+// Measured on the H200: 1024^3 ran in 11 us on 64 x 64 tiles against 21 us on 128 x 256
+// tiles split four ways (docs/perf-notes.md, TC-2); the tall and wide few-tiles kernels ran
+// 4096 x 128 x 8192 and 16384 at 1.08-1.15x and 0.99-1.01x cuBLAS against the split's
+// 0.83-0.90x, 128 x 4096 x 8192 and 16384 at 1.01-1.08x and 0.98-1.02x against 0.67-0.81x;
+// at K = 65536 the split was as fast or faster (TN: 0.95-1.02x against 0.91-1.00x; TC-16).
+// Any few-tiles kernel, whether or not it splits K in its own cluster, takes calls up to
+// 16384: the medium class's ran 1024^2 x 8192 and 16384 in 32.1-32.7 and 59.2-60.5 us against
+// the split's 39.6 and 61.7-61.8 us (TC-17).
+constexpr int64_t kFewTilesMaxK = 16384;
 GemmExPlan plan_gemm_ex_call(const aegisContext& h, const gemm::tc::TcGemmParams& p);
 
 // Runs p (arguments already checked; m, n > 0). k = 0, or alpha = 0 in host pointer mode,

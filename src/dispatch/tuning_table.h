@@ -19,9 +19,8 @@ struct GemmExTuningRow {
   aegisShapeClass_t shape_class;
   const char* config;  // an instance name from src/gemm/tc/tc_registry.cpp
   // The kernel for the class's calls with too few tiles to fill the GPU, where `config`
-  // would split a K of at most kSmallTilesMaxK (kClusterSplitMaxK for a kernel that splits K
-  // across its own cluster; gemm_ex_dispatch.h); nullptr: the medium class's, else the small
-  // class's kernel.
+  // would split a K of at most kFewTilesMaxK (gemm_ex_dispatch.h); nullptr: the medium
+  // class's, else the small class's kernel.
   const char* few_tiles_config = nullptr;
   // A kernel of smaller tiles for the class's calls whose tiles under it all run in one wave
   // (no more than SMs x its CTAs per SM): a small call is bound by latency, and more SMs

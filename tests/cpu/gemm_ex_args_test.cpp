@@ -931,10 +931,9 @@ TEST_F(GemmExPlan, OverrideClearedFollowsTheTable) {
   aegis::detail::destroy_context(fresh);
 }
 
-// Below half a wave the table's kernel would split K; up to kSmallTilesMaxK the class's
+// Below half a wave the table's kernel would split K; up to kFewTilesMaxK the class's
 // few-tiles kernel (few_tiles_config) runs the call unsplit instead, when its tiles fill the
-// SMs, and up to kClusterSplitMaxK when that kernel splits K across its own cluster. Deeper K
-// keeps the split, and an override is never replaced.
+// SMs. Deeper K keeps the split, and an override is never replaced.
 TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
   using aegis::dispatch::choose_split_k;
   using aegis::dispatch::gemm_shape_class;
@@ -945,10 +944,10 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
   auto split_of = [&](const aegis::gemm::tc::TcInstance& inst,
                       const aegis::gemm::tc::TcGemmParams& p) {
     if (!inst.needs.split_k) return 1;
-    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, 64, 16, h_->sm_count,
+    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, inst.stage_k, 16, h_->sm_count,
                           h_->workspace_bytes());
   };
-  int rerouted = 0, kept_split = 0, rerouted_deep = 0, kept_past_cluster_limit = 0;
+  int rerouted = 0, kept_split = 0, rerouted_deep = 0, kept_past_limit = 0;
   const int64_t shapes[][3] = {{1024, 1024, 1024},   {128, 4096, 4096},  {4096, 128, 4096},
                                {1024, 1024, 131072}, {128, 128, 8192},   {4096, 4096, 4096},
                                {4096, 128, 16384},   {128, 4096, 65536}};
@@ -965,10 +964,9 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
     const int table_split = split_of(*table, p);
     const auto plan = aegis::dispatch::plan_gemm_ex_call(*h_, p);
     ASSERT_NE(plan.instance, nullptr);
-    const bool deep = s[2] > aegis::dispatch::kSmallTilesMaxK;
-    const int64_t few_max_k = few->needs.split_k ? aegis::dispatch::kSmallTilesMaxK
-                                                 : aegis::dispatch::kClusterSplitMaxK;
-    if (table_split > 1 && s[2] <= few_max_k && table != few && split_of(*few, p) == 1) {
+    const bool deep = s[2] > 4096;
+    if (table_split > 1 && s[2] <= aegis::dispatch::kFewTilesMaxK && table != few &&
+        split_of(*few, p) == 1) {
       EXPECT_EQ(plan.instance, few);
       EXPECT_EQ(plan.split_k, 1);
       ++rerouted;
@@ -977,8 +975,7 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
       EXPECT_EQ(plan.instance, table);
       EXPECT_EQ(plan.split_k, table_split);
       kept_split += table_split > 1;
-      kept_past_cluster_limit +=
-          table_split > 1 && !few->needs.split_k && s[2] > aegis::dispatch::kClusterSplitMaxK;
+      kept_past_limit += table_split > 1 && s[2] > aegis::dispatch::kFewTilesMaxK;
     }
     // A forced kernel keeps its own split.
     ASSERT_EQ(aegisSetGemmExOverride(h_, table->name), AEGIS_STATUS_SUCCESS);
@@ -987,12 +984,12 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
     EXPECT_EQ(forced.split_k, table_split);
     ASSERT_EQ(aegisSetGemmExOverride(h_, nullptr), AEGIS_STATUS_SUCCESS);
   }
-  // The shapes cover both sides of the rule with the committed H200 table, the deep-K side
-  // with the tall and wide classes' cluster-split kernels (up to 16384, not 65536).
+  // The shapes cover both sides of the rule with the committed H200 table, and K deeper than
+  // 4096 on either side of kFewTilesMaxK (16384, not 65536).
   EXPECT_GT(rerouted, 0);
   EXPECT_GT(rerouted_deep, 0);
   EXPECT_GT(kept_split, 0);
-  EXPECT_GT(kept_past_cluster_limit, 0);
+  EXPECT_GT(kept_past_limit, 0);
 }
 
 // A row's one-wave kernel runs the calls whose tiles under it all fit in one wave of the

@@ -10,14 +10,13 @@
 // benchmark's check) before it is timed: a wrong kernel is never chosen, however fast.
 // Per class the winner has the smallest geometric mean of time / best time over the class's
 // problems (shapes x transposes) among the kernels that ran and passed on all of them.
-// Dispatch does not split K below kSmallTilesMaxK when the class's few-tiles kernel fills
+// Dispatch does not split K below kFewTilesMaxK when the class's few-tiles kernel fills
 // the SMs unsplit (gemm_ex_dispatch.h). So each class other than small first gets its
 // few-tiles kernel: the best, by the same score, of the kernels that ran unsplit on all of
-// the class's problems that some kernel split (k <= kSmallTilesMaxK); without such
+// the class's problems that some kernel split (k <= kFewTilesMaxK); without such
 // problems the medium class's few-tiles kernel serves, else the small class's winner. A
 // kernel that split such a problem is then scored with the few-tiles kernel's time there,
-// which is what dispatch will run. (Dispatch takes a few-tiles kernel that splits K across
-// its own cluster up to a deeper K, kClusterSplitMaxK; no class's problems here go that deep.)
+// which is what dispatch will run.
 // Last, a class may get a one-wave kernel: a candidate of smaller tiles than the winner's that
 // dispatch runs wherever all of a call's tiles under it fit in one wave. It is the candidate
 // whose use there gives the class the best score, kept if that beats the winner alone by
@@ -90,8 +89,8 @@ struct Tile {
 };
 
 // The deepest K at which dispatch runs a class's few-tiles kernel rather than a split
-// (aegis::dispatch::kSmallTilesMaxK; the tuner sees only the public API).
-constexpr int64_t kSmallTilesMaxK = 4096;
+// (aegis::dispatch::kFewTilesMaxK; the tuner sees only the public API).
+constexpr int64_t kFewTilesMaxK = 16384;
 
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -403,7 +402,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
         bool some_split = false;
         for (const Measurement& m : p.candidates)
           some_split |= m.outcome == Outcome::kTimed && m.split > 1;
-        if (some_split && p.shape.k <= kSmallTilesMaxK) few_tiles.push_back(&p);
+        if (some_split && p.shape.k <= kFewTilesMaxK) few_tiles.push_back(&p);
       }
       const Ranking few = rank_candidates(few_tiles, candidates.size(), /*unsplit_only=*/true);
       if (!few_tiles.empty() && !few.order.empty()) {
@@ -412,7 +411,7 @@ int run_gemm_ex_tuner(const TuneOptions& opt) {
         if (shape_class == AEGIS_SHAPE_MEDIUM) medium_few_winner = few_winner;
       }
       for (Problem& p : problems) {
-        if (few_winner == candidates.size() || p.shape.k > kSmallTilesMaxK) continue;
+        if (few_winner == candidates.size() || p.shape.k > kFewTilesMaxK) continue;
         const Measurement& unsplit = p.candidates[few_winner];
         if (unsplit.outcome != Outcome::kTimed || unsplit.split > 1) continue;
         for (Measurement& m : p.candidates)

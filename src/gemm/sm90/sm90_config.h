@@ -3,17 +3,22 @@
 
 namespace aegis::gemm::sm90 {
 
-// Thread block tile BM x BN x 64. Warpgroup 0 produces (one thread issues the TMA copies);
-// BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns with wgmma
-// m64nBNk16. Narrow tiles (BN 16 or 32, BM 64) spread a small product over more SMs, as
-// cuBLAS's small kernels do (docs/perf-notes.md, TC-15).
+// Thread block tile BM x BN x (64 KTilesPerStage). Warpgroup 0 produces (one thread issues
+// the TMA copies); BM / 64 consumer warpgroups (one or two) each compute 64 rows x BN columns
+// with wgmma m64nBNk16. Narrow tiles (BN 16 or 32, BM 64) spread a small product over more
+// SMs, as cuBLAS's small kernels do (docs/perf-notes.md, TC-15).
 template <int BM, int BN, int Stages, int Stagger, bool EagerRefill, bool StagedEpilogue,
           int ClusterM, int ClusterN, int CtasPerSm, bool SplitKAcrossConsumers = false,
-          int ClusterK = 1>
+          int ClusterK = 1, int KTilesPerStage = 1>
 struct Sm90Config {
   static constexpr int kBM = BM;
   static constexpr int kBN = BN;
-  static constexpr int kBK = 64;  // one 128-byte swizzle row of 16-bit elements
+  static constexpr int kBK = 64;  // one k-tile: a 128-byte swizzle row of 16-bit elements
+  // k-tiles per stage (1 or 2). With two, a stage is filled by half as many, twice as large
+  // TMA copies (an M/N-major operand as one 64 x 128 box, an operand shared by a cluster pair
+  // as one whole k-tile from each CTA): the wide shape's copy stream then slows far less
+  // under the wgmmas (docs/perf-notes.md, TC-17).
+  static constexpr int kKTiles = KTilesPerStage;
   static constexpr int kStages = Stages;
   // StaggerU: the CTA working on tile t starts its K loop at k-tile (t % kStagger) and wraps.
   static constexpr int kStagger = Stagger;
@@ -56,8 +61,11 @@ struct Sm90Config {
   // A narrow tile's columns lie in one 64-column box of B: for an N-major B (op T) that
   // whole box lands in each stage, for a K-major one only the tile's BN rows.
   static constexpr bool kNarrow = BN < 64;
-  static constexpr int kStageBytesA = kBM * kBK * 2;
-  static constexpr int kStageBytesB = (kNarrow ? 64 : kBN) * kBK * 2;
+  // One k-tile of each operand, and a stage: kKTiles k-tiles of A, then of B.
+  static constexpr int kKTileBytesA = kBM * kBK * 2;
+  static constexpr int kKTileBytesB = (kNarrow ? 64 : kBN) * kBK * 2;
+  static constexpr int kStageBytesA = kKTiles * kKTileBytesA;
+  static constexpr int kStageBytesB = kKTiles * kKTileBytesB;
   static constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 
   // Split K across consumers: the second consumer's 64 x BN accumulators, handed to the first.
@@ -122,6 +130,9 @@ struct Sm90Config {
                                   !SplitKAcrossConsumers && kChunkCols % 32 == 0),
                 "K split over a cluster of 2 or 4 CTAs, alone, in chunks of whole 32 columns");
   static_assert(EagerRefill || Stages % 2 == 0, "lazy refill releases halves of the pipeline");
+  static_assert(KTilesPerStage == 1 ||
+                    (KTilesPerStage == 2 && !kNarrow && Stagger == 0 && EagerRefill),
+                "two k-tiles per stage: tiles of 64 columns or more, no stagger, eager refill");
   static_assert(!SplitKAcrossConsumers || (BM == 64 && EagerRefill && CtasPerSm == 1),
                 "K split across consumers: one 64-row tile per CTA, stages handed back eagerly");
 };

@@ -16,7 +16,7 @@
 // registers from the producer to the consumers.
 //
 // With K split across consumers (Sm90Config::kSplitKAcrossConsumers, 64-row tiles) both
-// consumers cover the same 64 rows and take alternate k-steps, each with its own
+// consumers cover the same 64 rows and take alternate k-tiles, each with its own
 // accumulators; at the end of a tile consumer 1 hands its sums to consumer 0 through shared
 // memory (two named barriers: buffer full / free) and consumer 0 runs the epilogue. A small
 // tile then has two wgmma chains in flight instead of one.
@@ -38,6 +38,9 @@
 // rows|columns. Either way the wgmma descriptor's transpose immediate says which it is.
 // A narrow tile (BN 16 or 32) of an N-major B reads its columns out of the 64-column box
 // they lie in, which lands whole in its stage.
+// With two k-tiles a stage (Sm90Config::kKTiles) a stage is filled by half as many copies of
+// twice the size (load_two_ktiles), and with K split across consumers each takes one k-tile
+// of every stage.
 // TMA fills everything past the matrix edges with zeros, so partial tiles in M, N and K
 // need no special case in the main loop; the epilogue guards the stores.
 #pragma once
@@ -171,6 +174,114 @@ __device__ __forceinline__ void epilogue_for_type(const float (&acc)[Cols / 2],
   }
 }
 
+// The producer's copies of one stage of one k-tile (k0): this CTA's A and B tiles, the one
+// shared by a cluster pair in parts, one from each CTA, multicast to both.
+template <typename Cfg, bool TA, bool TB>
+__device__ __forceinline__ void load_one_ktile(uint8_t* sa, uint8_t* sb, const CUtensorMap* map_a,
+                                               const CUtensorMap* map_b, uint64_t* full, int k0,
+                                               int m0, int n0, int rank_m, int rank_n) {
+  constexpr int kClusterM = Cfg::kClusterM, kClusterN = Cfg::kClusterN, kBN = Cfg::kBN;
+  constexpr uint16_t kAll = (1u << Cfg::kClusterSize) - 1;
+  if constexpr (kClusterN == 1) {
+    if constexpr (TA) {
+      tma_load_2d(sa, map_a, full, k0, m0);
+    } else {
+#pragma unroll
+      for (int j = 0; j < Cfg::kBM / 64; ++j) tma_load_2d(sa + j * 8192, map_a, full, m0 + 64 * j, k0);
+    }
+  } else {
+    // This CTA's share of A: 1/kClusterN of the K-major rows (tile rows), or of the k rows of
+    // each M-major box. Either share is a whole number of 1024-byte swizzle patterns.
+    if constexpr (TA) {
+      constexpr int kRows = Cfg::kBM / kClusterN;
+      tma_load_2d_multicast(sa + rank_n * kRows * 128, map_a, full, k0, m0 + rank_n * kRows,
+                            kAll);
+    } else {
+      constexpr int kKRows = Cfg::kBK / kClusterN;
+#pragma unroll
+      for (int j = 0; j < Cfg::kBM / 64; ++j)
+        tma_load_2d_multicast(sa + j * 8192 + rank_n * kKRows * 128, map_a, full, m0 + 64 * j,
+                              k0 + rank_n * kKRows, kAll);
+    }
+  }
+  if constexpr (kClusterM == 1) {
+    if constexpr (!TB) {
+      tma_load_2d(sb, map_b, full, k0, n0);
+    } else if constexpr (Cfg::kNarrow) {
+      // The 64-column box of B^T that holds this tile's columns.
+      tma_load_2d(sb, map_b, full, n0 & ~63, k0);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBN / 64; ++j) tma_load_2d(sb + j * 8192, map_b, full, n0 + 64 * j, k0);
+    }
+  } else {
+    // This CTA's share of B.
+    if constexpr (!TB) {
+      constexpr int kRows = kBN / kClusterM;  // K-major rows (columns of B) per share
+      tma_load_2d_multicast(sb + rank_m * kRows * 128, map_b, full, k0, n0 + rank_m * kRows,
+                            kAll);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBN / 64; ++j)
+        if (j % kClusterM == rank_m)
+          tma_load_2d_multicast(sb + j * 8192, map_b, full, n0 + 64 * j, k0, kAll);
+    }
+  }
+}
+
+// The same for a stage of two k-tiles (k0, k0 + 64). Layouts: a K-major operand as k-tile 0's
+// rows then k-tile 1's (two boxes of 64 k x rows); an M/N-major one per 64-wide box as 128
+// k rows (one 64 x 128 box), k-tile 1 being the box's second half. An operand shared by a
+// cluster pair is split by k-tile: CTA r loads k-tile r, whole, and multicasts it.
+template <typename Cfg, bool TA, bool TB>
+__device__ __forceinline__ void load_two_ktiles(uint8_t* sa, uint8_t* sb, const CUtensorMap* map_a,
+                                                const CUtensorMap* map_b, uint64_t* full, int k0,
+                                                int m0, int n0, int rank_m, int rank_n) {
+  constexpr int kBN = Cfg::kBN;
+  constexpr uint16_t kAll = (1u << Cfg::kClusterSize) - 1;
+  if constexpr (Cfg::kClusterN == 1) {
+    if constexpr (TA) {
+#pragma unroll
+      for (int t = 0; t < 2; ++t)
+        tma_load_2d(sa + t * Cfg::kKTileBytesA, map_a, full, k0 + 64 * t, m0);
+    } else {
+#pragma unroll
+      for (int j = 0; j < Cfg::kBM / 64; ++j)
+        tma_load_2d(sa + j * 16384, map_a, full, m0 + 64 * j, k0);
+    }
+  } else {
+    if constexpr (TA) {
+      tma_load_2d_multicast(sa + rank_n * Cfg::kKTileBytesA, map_a, full, k0 + 64 * rank_n, m0,
+                            kAll);
+    } else {
+#pragma unroll
+      for (int j = 0; j < Cfg::kBM / 64; ++j)
+        tma_load_2d_multicast(sa + j * 16384 + rank_n * 8192, map_a, full, m0 + 64 * j,
+                              k0 + 64 * rank_n, kAll);
+    }
+  }
+  if constexpr (Cfg::kClusterM == 1) {
+    if constexpr (!TB) {
+#pragma unroll
+      for (int t = 0; t < 2; ++t)
+        tma_load_2d(sb + t * Cfg::kKTileBytesB, map_b, full, k0 + 64 * t, n0);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBN / 64; ++j) tma_load_2d(sb + j * 16384, map_b, full, n0 + 64 * j, k0);
+    }
+  } else {
+    if constexpr (!TB) {
+      tma_load_2d_multicast(sb + rank_m * Cfg::kKTileBytesB, map_b, full, k0 + 64 * rank_m, n0,
+                            kAll);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBN / 64; ++j)
+        tma_load_2d_multicast(sb + j * 16384 + rank_m * 8192, map_b, full, n0 + 64 * j,
+                              k0 + 64 * rank_m, kAll);
+    }
+  }
+}
+
 template <typename Cfg, typename AB, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     gemm_sm90_kernel(const __grid_constant__ CUtensorMap map_a,
@@ -184,8 +295,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   constexpr int kClusterK = Cfg::kClusterK;
   // Bytes that land in each stage: the A tile and the B tile, for a narrow tile with an
   // N-major B the whole 64-column box its columns lie in (Sm90Config::kNarrow).
+  constexpr int kKTiles = Cfg::kKTiles;
   constexpr uint32_t kStageBytesLanded =
-      Cfg::kStageBytesA + (TB ? Cfg::kStageBytesB : kBN * Cfg::kBK * 2);
+      Cfg::kStageBytesA + (TB ? Cfg::kStageBytesB : kKTiles * kBN * Cfg::kBK * 2);
   // CTAs that share (multicast) each other's stages: their consumers release them together.
   constexpr int kShare = kClusterM * kClusterN;
   static_assert(kEpilogueSmemFloats * 4 <= Cfg::kEpilogueBytesPerConsumer &&
@@ -207,8 +319,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   uint64_t* chunks_read = chunks_received + Cfg::kRowGroups;
   constexpr bool kSplitK = Cfg::kSplitKAcrossConsumers;
   // Consumers whose k-steps and accumulators one stage serves: each stage is read by all
-  // row groups, but with K split across consumers by one consumer only.
-  constexpr int kReadersPerStage = kSplitK ? 1 : Cfg::kConsumers;
+  // row groups; with K split across consumers by one consumer only, or with two k-tiles per
+  // stage by both (one k-tile each).
+  constexpr int kReadersPerStage = kSplitK ? kKTiles : Cfg::kConsumers;
   // K split across a cluster: a consumer thread's accumulators of one column chunk, and the
   // bytes a consumer receives per tile from the other CTAs.
   constexpr int kChunkFloats = Cfg::kChunkCols / 2;
@@ -269,10 +382,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   auto locate = [&](int u, int& um, int& un, int& first, int& count) {
     const int slice = static_cast<int>(args.order.units_per_slice.quotient(u));
     tile_coords(u - slice * units_per_slice, args.order, um, un);
-    if constexpr (kClusterK > 1) {
+    if constexpr (kClusterK > 1 && kKTiles == 1) {
       const int base = args.k_tiles / kClusterK, extra = args.k_tiles % kClusterK;
       first = rank_k * base + min(rank_k, extra);
       count = base + (rank_k < extra ? 1 : 0);
+    } else if constexpr (kClusterK > 1) {
+      // Slices of whole stages, so that only the last stage of K can be partial.
+      const int stages = (args.k_tiles + kKTiles - 1) / kKTiles;
+      const int base = stages / kClusterK, extra = stages % kClusterK;
+      const int own = base + (rank_k < extra ? 1 : 0);
+      first = (rank_k * base + min(rank_k, extra)) * kKTiles;
+      count = own > 0 ? min(own * kKTiles, args.k_tiles - first) : 0;
     } else {
       first = slice * args.k_tiles_per_split;
       count = min(args.k_tiles_per_split, args.k_tiles - first);
@@ -292,7 +412,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       const int m0 = (um * kClusterM + rank_m) * Cfg::kBM;
       const int n0 = (un * kClusterN + rank_n) * kBN;
       int kt = Cfg::kStagger > 0 && k_tiles > 0 ? (u % Cfg::kStagger) % k_tiles : 0;
-      for (int i = 0; i < k_tiles; ++i) {
+      const int unit_stages = (k_tiles + kKTiles - 1) / kKTiles;
+      for (int i = 0; i < unit_stages; ++i) {
         mbar_wait(&empty[s], phase ^ 1);
         uint8_t* sa = smem + s * Cfg::kStageBytes;
         uint8_t* sb = sa + Cfg::kStageBytesA;
@@ -300,61 +421,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         // the cluster.
         mbar_arrive_expect_tx(&full[s], kStageBytesLanded);
         const int k0 = (kt_first + kt) * Cfg::kBK;
-        if constexpr (kClusterN == 1) {
-          if constexpr (TA) {
-            tma_load_2d(sa, &map_a, &full[s], k0, m0);
-          } else {
-#pragma unroll
-            for (int j = 0; j < Cfg::kBM / 64; ++j)
-              tma_load_2d(sa + j * 8192, &map_a, &full[s], m0 + 64 * j, k0);
-          }
+        if constexpr (kKTiles == 1) {
+          load_one_ktile<Cfg, TA, TB>(sa, sb, &map_a, &map_b, &full[s], k0, m0, n0, rank_m,
+                                      rank_n);
         } else {
-          // This CTA's share of A, multicast to the cluster: 1/kClusterN of the K-major rows
-          // (tile rows), or of the k rows of each M-major box. Either share is a whole
-          // number of 1024-byte swizzle patterns.
-          constexpr uint16_t kAll = (1u << kCluster) - 1;
-          if constexpr (TA) {
-            constexpr int kRows = Cfg::kBM / kClusterN;
-            tma_load_2d_multicast(sa + rank_n * kRows * 128, &map_a, &full[s], k0,
-                                  m0 + rank_n * kRows, kAll);
-          } else {
-            constexpr int kKRows = Cfg::kBK / kClusterN;
-#pragma unroll
-            for (int j = 0; j < Cfg::kBM / 64; ++j)
-              tma_load_2d_multicast(sa + j * 8192 + rank_n * kKRows * 128, &map_a, &full[s],
-                                    m0 + 64 * j, k0 + rank_n * kKRows, kAll);
-          }
-        }
-        if constexpr (kClusterM == 1) {
-          if constexpr (!TB) {
-            tma_load_2d(sb, &map_b, &full[s], k0, n0);
-          } else if constexpr (Cfg::kNarrow) {
-            // The 64-column box of B^T that holds this tile's columns.
-            tma_load_2d(sb, &map_b, &full[s], n0 & ~63, k0);
-          } else {
-#pragma unroll
-            for (int j = 0; j < kBN / 64; ++j)
-              tma_load_2d(sb + j * 8192, &map_b, &full[s], n0 + 64 * j, k0);
-          }
-        } else {
-          // This CTA's share of B, multicast to the whole cluster.
-          constexpr uint16_t kAll = (1u << kCluster) - 1;
-          if constexpr (!TB) {
-            constexpr int kRows = kBN / kClusterM;  // K-major rows (columns of B) per share
-            tma_load_2d_multicast(sb + rank_m * kRows * 128, &map_b, &full[s], k0,
-                                  n0 + rank_m * kRows, kAll);
-          } else {
-#pragma unroll
-            for (int j = 0; j < kBN / 64; ++j)
-              if (j % kClusterM == rank_m)
-                tma_load_2d_multicast(sb + j * 8192, &map_b, &full[s], n0 + 64 * j, k0, kAll);
-          }
+          load_two_ktiles<Cfg, TA, TB>(sa, sb, &map_a, &map_b, &full[s], k0, m0, n0, rank_m,
+                                       rank_n);
         }
         if (++s == kStages) {
           s = 0;
           phase ^= 1;
         }
-        if (++kt == k_tiles) kt = 0;
+        if constexpr (kKTiles == 1) {
+          if (++kt == k_tiles) kt = 0;  // StaggerU wraps around
+        } else {
+          kt += kKTiles;
+        }
       }
     }
     if constexpr (kShare > 1) {
@@ -386,11 +468,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // Other stages and k16 steps only move the start address, whose field (bits 0-13, in
     // 16-byte units) holds any shared-memory address without carrying into the next field,
     // so they are reached by adding to the descriptor rather than encoding it again.
-    const uint32_t a_stage0 = shared_address(smem) + (kSplitK ? 0 : consumer * 8192);
+    // With two k-tiles a stage, an M/N-major operand's 64-wide boxes are 16384 bytes apart
+    // (see load_two_ktiles), and k-tile t starts t k-tiles' bytes (K-major) or 64 k rows
+    // (M/N-major) further.
+    constexpr uint32_t kBoxStride = kKTiles * 8192;
+    constexpr uint32_t kKTileUnitsA = (TA ? Cfg::kKTileBytesA : 8192) >> 4;
+    constexpr uint32_t kKTileUnitsB = (TB ? 8192 : Cfg::kKTileBytesB) >> 4;
+    const uint32_t a_stage0 =
+        shared_address(smem) + (kSplitK ? 0 : consumer * (TA ? 8192 : kBoxStride));
     const uint32_t b_stage0 = shared_address(smem) + Cfg::kStageBytesA;
     const uint64_t desc_a0 = TA ? smem_desc_sw128(a_stage0, 16, 1024)
-                                : smem_desc_sw128(a_stage0, 8192, 1024);
-    const uint64_t desc_b0 = TB ? smem_desc_sw128(b_stage0, 8192, 1024)
+                                : smem_desc_sw128(a_stage0, kBoxStride, 1024);
+    const uint64_t desc_b0 = TB ? smem_desc_sw128(b_stage0, kBoxStride, 1024)
                                 : smem_desc_sw128(b_stage0, 16, 1024);
 
     // TMA store boxes this consumer has issued: the next one goes through staging buffer
@@ -512,8 +601,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       chunks_phase ^= 1;
     };
 
-    // K split across consumers: consumer c takes the k-steps whose running index (over all
-    // of this CTA's units) has parity c; `held` is its last stage not yet handed back.
+    // K split across consumers: with one k-tile a stage, consumer c takes the stages whose
+    // running index (over all of this CTA's units) has parity c; with two, k-tile c of every
+    // stage. `held` is its last stage not yet handed back.
     int step_parity = 0;
     int held = -1;
     // This unit's column offset into the B box in 16-byte units (narrow tiles, N-major B).
@@ -523,10 +613,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       if (consumer == 0) named_barrier_arrive(kExchangeFreeBarrier, 256);
     }
 
-    // One k-step of this consumer: wait for the stage, issue its wgmmas, hand back what has
-    // retired. first_step: the unit's first (its wgmmas start from zero).
+    // One stage of this consumer: wait for it, issue its wgmmas, hand back what has retired.
+    // first_step: none of this unit's wgmmas issued yet (the first starts from zero). With two
+    // k-tiles a stage, both are multiplied even where the second lies past K: K slices are
+    // whole stages (the workspace split cuts K at multiples of stage_k), so only the last
+    // stage of K can be partial, and TMA fills both operands there with zeros. (A wgmma
+    // issued under a condition would be serialized by ptxas, C7520.)
     auto k_step = [&](bool& first_step) {
-      if constexpr (kSplitK) {
+      if constexpr (kSplitK && kKTiles == 1) {
         const bool mine = step_parity == consumer;
         step_parity ^= 1;
         if (!mine) {
@@ -542,16 +636,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       // field (16-byte units, the low word).
       const uint32_t stage_offset = static_cast<uint32_t>(s) * (Cfg::kStageBytes >> 4);
       wgmma_fence();
+      // k-tile t of the stage; the unit's first wgmma (first_step, the stage's first k-tile)
+      // starts from zero.
+      auto mma_ktile = [&](int t, bool later_ktile) {
 #pragma unroll
-      for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
-        // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
-        // of 128 bytes further.
-        const uint64_t da = smem_desc_moved(
-            desc_a0, stage_offset + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
-        const uint64_t db = smem_desc_moved(
-            desc_b0, stage_offset + b_col_units + (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
-        WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(acc, da, db,
-                                                                (!first_step || kk > 0) ? 1 : 0);
+        for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
+          // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
+          // of 128 bytes further.
+          const uint64_t da = smem_desc_moved(
+              desc_a0, stage_offset + t * kKTileUnitsA + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
+          const uint64_t db = smem_desc_moved(
+              desc_b0, stage_offset + b_col_units + t * kKTileUnitsB +
+                           (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
+          WgmmaOp<AB, kBN>::template run<TA ? 0 : 1, TB ? 1 : 0>(
+              acc, da, db, (!first_step || later_ktile || kk > 0) ? 1 : 0);
+        }
+      };
+      if constexpr (kKTiles == 1) {
+        mma_ktile(0, false);
+      } else if constexpr (kSplitK) {
+        mma_ktile(consumer, false);  // each consumer takes its own k-tile of every stage
+      } else {
+        mma_ktile(0, false);
+        mma_ktile(1, true);
       }
       wgmma_commit();
       first_step = false;
@@ -588,6 +695,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       // K-major row.
       b_col_units = TB && Cfg::kNarrow ? static_cast<uint32_t>((tn * kBN) % 64) * 2 / 16 : 0;
       bool first_step = true;  // of this unit, for this consumer
+      const int unit_stages = (k_tiles + kKTiles - 1) / kKTiles;
       int i = 0;
       if constexpr (kDeferredBoxes > 0) {
         // The previous tile's last boxes go out one per k-step while this tile's first
@@ -595,7 +703,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
         if (deferred_pending) {
 #pragma unroll
           for (int b = 0; b < kDeferredBoxes; ++b) {
-            if (i < k_tiles) {
+            if (i < unit_stages) {
               k_step(first_step);
               ++i;
             }
@@ -604,7 +712,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
           deferred_pending = false;
         }
       }
-      for (; i < k_tiles; ++i) k_step(first_step);
+      for (; i < unit_stages; ++i) k_step(first_step);
       wgmma_wait<0>();
       fence_registers(acc);
       if constexpr (kSplitK) {

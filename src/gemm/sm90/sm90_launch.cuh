@@ -59,17 +59,23 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
                  k = static_cast<uint64_t>(p.k);
   const tc::DType type = p.ab_type;
   CUtensorMap map_a, map_b;
-  // K-major operands come as one box of 64 k x (tile rows); M/N-major ones as 64 x 64 boxes.
-  // A tile shared by a cluster is loaded in kClusterN parts (B: kClusterM), one per CTA.
+  // K-major operands come as boxes of 64 k x (tile rows); M/N-major ones as boxes of 64 x 64
+  // (64 x 128 with two k-tiles a stage). With one k-tile a stage, a tile shared by a cluster
+  // is loaded in kClusterN parts (B: kClusterM), one per CTA; with two, each CTA loads one
+  // whole k-tile of it (load_two_ktiles).
+  constexpr bool kTwo = Cfg::kKTiles == 2;
+  constexpr uint32_t kShareA = kTwo ? 1 : Cfg::kClusterN, kShareB = kTwo ? 1 : Cfg::kClusterM;
+  constexpr uint32_t kMnMajorKRowsA = kTwo && Cfg::kClusterN == 1 ? 128 : 64;
+  constexpr uint32_t kMnMajorKRowsB = kTwo && Cfg::kClusterM == 1 ? 128 : 64;
   const bool ok_a =
       p.trans_a ? encode_operand_map(&map_a, type, p.A, k, m, p.lda * 2, Cfg::kBK,
-                                     Cfg::kBM / Cfg::kClusterN)
+                                     Cfg::kBM / kShareA)
                 : encode_operand_map(&map_a, type, p.A, m, k, p.lda * 2, 64,
-                                     Cfg::kBK / Cfg::kClusterN);
+                                     kMnMajorKRowsA / kShareA);
   const bool ok_b =
-      p.trans_b ? encode_operand_map(&map_b, type, p.B, n, k, p.ldb * 2, 64, Cfg::kBK)
+      p.trans_b ? encode_operand_map(&map_b, type, p.B, n, k, p.ldb * 2, 64, kMnMajorKRowsB)
                 : encode_operand_map(&map_b, type, p.B, k, n, p.ldb * 2, Cfg::kBK,
-                                     Cfg::kBN / Cfg::kClusterM);
+                                     Cfg::kBN / kShareB);
   if (!ok_a || !ok_b) return cudaErrorInvalidValue;
 
   Sm90KernelArgs args{};
@@ -90,6 +96,10 @@ cudaError_t launch_sm90_typed(const tc::TcGemmParams& p, cudaStream_t stream) {
   args.split_k = p.split_k > 1 ? p.split_k : 1;
   args.k_tiles_per_split =
       args.split_k > 1 ? static_cast<int>(p.k_per_split / Cfg::kBK) : args.k_tiles;
+  // Slices of whole stages: a stage may straddle only the end of K (the kernel multiplies
+  // every k-tile of a stage).
+  if (args.split_k > 1 && p.k_per_split % (Cfg::kBK * Cfg::kKTiles) != 0)
+    return cudaErrorInvalidValue;
   args.partial = p.partial;
   args.partial_vec = reinterpret_cast<uintptr_t>(p.partial) % 16 == 0 && p.m % 4 == 0;
   const int64_t c_bytes = static_cast<int64_t>(tc::dtype_bytes(p.c_type));

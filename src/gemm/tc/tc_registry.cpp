@@ -11,27 +11,29 @@ namespace aegis::gemm::tc {
 namespace {
 
 // sm90_registry.inc is written by CMake: one AEGIS_SM90_INSTANCE(name, BM, BN, STAGES,
-// STAGGER, EAGER, STAGED, CLUSTER_M, CLUSTER_N, CTAS, KSPLIT, CLUSTER_K) per row of
+// STAGGER, EAGER, STAGED, CLUSTER_M, CLUSTER_N, CTAS, KSPLIT, CLUSTER_K, KTILES) per row of
 // src/gemm/sm90/instances/sm90_configs.def (whose kernels the generated .cu files compile).
 // A kernel that splits K across its cluster (CLUSTER_K > 1) is never split again by dispatch.
 #define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster_m, cluster_n, \
-                            ctas, ksplit, cluster_k)                                            \
+                            ctas, ksplit, cluster_k, ktiles)                                    \
   const TcInstance symbol = {#symbol,                                                           \
                              sm90::launch_sm90<sm90::Sm90Config<bm, bn, stages, stagger, eager, \
                                                                 staged, cluster_m, cluster_n,   \
-                                                                ctas, ksplit, cluster_k>>,      \
+                                                                ctas, ksplit, cluster_k,        \
+                                                                ktiles>>,                       \
                              {9, true, cluster_k == 1},                                         \
                              bm,                                                                \
                              bn,                                                                \
-                             ctas};
+                             ctas,                                                              \
+                             64 * ktiles};
 #include "sm90_registry.inc"
 #undef AEGIS_SM90_INSTANCE
 
 const TcInstance kMmaSync = {"gemm_sm80_mma_sync", sm80::launch_gemm_mma_sync, {8, false, false}, 128,
-                             128, 1};
+                             128, 1, 64};
 
 #define AEGIS_SM90_INSTANCE(symbol, bm, bn, stages, stagger, eager, staged, cluster_m, cluster_n, \
-                            ctas, ksplit, cluster_k)                                            \
+                            ctas, ksplit, cluster_k, ktiles)                                    \
   &symbol,
 const TcInstance* const kInstances[] = {
 #include "sm90_registry.inc"

@@ -11,6 +11,8 @@ struct TcInstance {
   TcRequirements needs;
   int tile_m, tile_n;  // output tile of one thread block (for dispatch's wave arithmetic)
   int blocks_per_sm;   // thread blocks resident on one SM
+  // K of one pipeline stage: a K split through the workspace cuts K at multiples of it.
+  int stage_k;
 };
 
 // All instances; *count receives their number.
