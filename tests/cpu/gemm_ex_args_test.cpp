@@ -944,8 +944,8 @@ TEST_F(GemmExPlan, FewTilesTakeTheFewTilesKernelInsteadOfASplit) {
   auto split_of = [&](const aegis::gemm::tc::TcInstance& inst,
                       const aegis::gemm::tc::TcGemmParams& p) {
     if (!inst.needs.split_k) return 1;
-    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, inst.stage_k, 16, h_->sm_count,
-                          h_->workspace_bytes());
+    return choose_split_k(p.m, p.n, p.k, inst.tile_m, inst.tile_n, inst.stage_k, 16,
+                          h_->sm_count, h_->workspace_bytes());
   };
   int rerouted = 0, kept_split = 0, rerouted_deep = 0, kept_past_limit = 0;
   const int64_t shapes[][3] = {{1024, 1024, 1024},   {128, 4096, 4096},  {4096, 128, 4096},

@@ -187,7 +187,8 @@ __device__ __forceinline__ void load_one_ktile(uint8_t* sa, uint8_t* sb, const C
       tma_load_2d(sa, map_a, full, k0, m0);
     } else {
 #pragma unroll
-      for (int j = 0; j < Cfg::kBM / 64; ++j) tma_load_2d(sa + j * 8192, map_a, full, m0 + 64 * j, k0);
+      for (int j = 0; j < Cfg::kBM / 64; ++j)
+        tma_load_2d(sa + j * 8192, map_a, full, m0 + 64 * j, k0);
     }
   } else {
     // This CTA's share of A: 1/kClusterN of the K-major rows (tile rows), or of the k rows of
@@ -212,7 +213,8 @@ __device__ __forceinline__ void load_one_ktile(uint8_t* sa, uint8_t* sb, const C
       tma_load_2d(sb, map_b, full, n0 & ~63, k0);
     } else {
 #pragma unroll
-      for (int j = 0; j < kBN / 64; ++j) tma_load_2d(sb + j * 8192, map_b, full, n0 + 64 * j, k0);
+      for (int j = 0; j < kBN / 64; ++j)
+        tma_load_2d(sb + j * 8192, map_b, full, n0 + 64 * j, k0);
     }
   } else {
     // This CTA's share of B.
@@ -644,7 +646,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
           // K-major: the next 16 k are 32 bytes along the swizzled row; M/N-major: 16 rows
           // of 128 bytes further.
           const uint64_t da = smem_desc_moved(
-              desc_a0, stage_offset + t * kKTileUnitsA + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
+              desc_a0,
+              stage_offset + t * kKTileUnitsA + (TA ? kk * (32 >> 4) : kk * (2048 >> 4)));
           const uint64_t db = smem_desc_moved(
               desc_b0, stage_offset + b_col_units + t * kKTileUnitsB +
                            (TB ? kk * (2048 >> 4) : kk * (32 >> 4)));
