@@ -384,11 +384,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   auto locate = [&](int u, int& um, int& un, int& first, int& count) {
     const int slice = static_cast<int>(args.order.units_per_slice.quotient(u));
     tile_coords(u - slice * units_per_slice, args.order, um, un);
-    if constexpr (kClusterK > 1 && kKTiles == 1) {
-      const int base = args.k_tiles / kClusterK, extra = args.k_tiles % kClusterK;
-      first = rank_k * base + min(rank_k, extra);
-      count = base + (rank_k < extra ? 1 : 0);
-    } else if constexpr (kClusterK > 1) {
+    if constexpr (kClusterK > 1) {
       // Slices of whole stages, so that only the last stage of K can be partial.
       const int stages = (args.k_tiles + kKTiles - 1) / kKTiles;
       const int base = stages / kClusterK, extra = stages % kClusterK;
