@@ -174,6 +174,41 @@ __device__ __forceinline__ void epilogue_for_type(const float (&acc)[Cols / 2],
   }
 }
 
+// A stage's A tile when no other CTA shares it: kKTiles k-tiles from k0. A K-major A comes as
+// one box per k-tile (kKTileBytesA apart); an M-major one as one box per 64 rows, each box
+// holding all the stage's k rows (kKTiles * 8192 bytes apart).
+template <typename Cfg, bool TA>
+__device__ __forceinline__ void load_own_a(uint8_t* sa, const CUtensorMap* map_a, uint64_t* full,
+                                           int k0, int m0) {
+  if constexpr (TA) {
+#pragma unroll
+    for (int t = 0; t < Cfg::kKTiles; ++t)
+      tma_load_2d(sa + t * Cfg::kKTileBytesA, map_a, full, k0 + 64 * t, m0);
+  } else {
+#pragma unroll
+    for (int j = 0; j < Cfg::kBM / 64; ++j)
+      tma_load_2d(sa + j * Cfg::kKTiles * 8192, map_a, full, m0 + 64 * j, k0);
+  }
+}
+
+// The same for B: one box per k-tile (K-major), one per 64 columns (N-major), or for a narrow
+// tile of an N-major B the 64-column box of B^T that holds its columns.
+template <typename Cfg, bool TB>
+__device__ __forceinline__ void load_own_b(uint8_t* sb, const CUtensorMap* map_b, uint64_t* full,
+                                           int k0, int n0) {
+  if constexpr (!TB) {
+#pragma unroll
+    for (int t = 0; t < Cfg::kKTiles; ++t)
+      tma_load_2d(sb + t * Cfg::kKTileBytesB, map_b, full, k0 + 64 * t, n0);
+  } else if constexpr (Cfg::kNarrow) {
+    tma_load_2d(sb, map_b, full, n0 & ~63, k0);
+  } else {
+#pragma unroll
+    for (int j = 0; j < Cfg::kBN / 64; ++j)
+      tma_load_2d(sb + j * Cfg::kKTiles * 8192, map_b, full, n0 + 64 * j, k0);
+  }
+}
+
 // The producer's copies of one stage of one k-tile (k0): this CTA's A and B tiles, the one
 // shared by a cluster pair in parts, one from each CTA, multicast to both.
 template <typename Cfg, bool TA, bool TB>
@@ -183,13 +218,7 @@ __device__ __forceinline__ void load_one_ktile(uint8_t* sa, uint8_t* sb, const C
   constexpr int kClusterM = Cfg::kClusterM, kClusterN = Cfg::kClusterN, kBN = Cfg::kBN;
   constexpr uint16_t kAll = (1u << Cfg::kClusterSize) - 1;
   if constexpr (kClusterN == 1) {
-    if constexpr (TA) {
-      tma_load_2d(sa, map_a, full, k0, m0);
-    } else {
-#pragma unroll
-      for (int j = 0; j < Cfg::kBM / 64; ++j)
-        tma_load_2d(sa + j * 8192, map_a, full, m0 + 64 * j, k0);
-    }
+    load_own_a<Cfg, TA>(sa, map_a, full, k0, m0);
   } else {
     // This CTA's share of A: 1/kClusterN of the K-major rows (tile rows), or of the k rows of
     // each M-major box. Either share is a whole number of 1024-byte swizzle patterns.
@@ -206,16 +235,7 @@ __device__ __forceinline__ void load_one_ktile(uint8_t* sa, uint8_t* sb, const C
     }
   }
   if constexpr (kClusterM == 1) {
-    if constexpr (!TB) {
-      tma_load_2d(sb, map_b, full, k0, n0);
-    } else if constexpr (Cfg::kNarrow) {
-      // The 64-column box of B^T that holds this tile's columns.
-      tma_load_2d(sb, map_b, full, n0 & ~63, k0);
-    } else {
-#pragma unroll
-      for (int j = 0; j < kBN / 64; ++j)
-        tma_load_2d(sb + j * 8192, map_b, full, n0 + 64 * j, k0);
-    }
+    load_own_b<Cfg, TB>(sb, map_b, full, k0, n0);
   } else {
     // This CTA's share of B.
     if constexpr (!TB) {
@@ -242,15 +262,7 @@ __device__ __forceinline__ void load_two_ktiles(uint8_t* sa, uint8_t* sb, const 
   constexpr int kBN = Cfg::kBN;
   constexpr uint16_t kAll = (1u << Cfg::kClusterSize) - 1;
   if constexpr (Cfg::kClusterN == 1) {
-    if constexpr (TA) {
-#pragma unroll
-      for (int t = 0; t < 2; ++t)
-        tma_load_2d(sa + t * Cfg::kKTileBytesA, map_a, full, k0 + 64 * t, m0);
-    } else {
-#pragma unroll
-      for (int j = 0; j < Cfg::kBM / 64; ++j)
-        tma_load_2d(sa + j * 16384, map_a, full, m0 + 64 * j, k0);
-    }
+    load_own_a<Cfg, TA>(sa, map_a, full, k0, m0);
   } else {
     if constexpr (TA) {
       tma_load_2d_multicast(sa + rank_n * Cfg::kKTileBytesA, map_a, full, k0 + 64 * rank_n, m0,
@@ -263,14 +275,7 @@ __device__ __forceinline__ void load_two_ktiles(uint8_t* sa, uint8_t* sb, const 
     }
   }
   if constexpr (Cfg::kClusterM == 1) {
-    if constexpr (!TB) {
-#pragma unroll
-      for (int t = 0; t < 2; ++t)
-        tma_load_2d(sb + t * Cfg::kKTileBytesB, map_b, full, k0 + 64 * t, n0);
-    } else {
-#pragma unroll
-      for (int j = 0; j < kBN / 64; ++j) tma_load_2d(sb + j * 16384, map_b, full, n0 + 64 * j, k0);
-    }
+    load_own_b<Cfg, TB>(sb, map_b, full, k0, n0);
   } else {
     if constexpr (!TB) {
       tma_load_2d_multicast(sb + rank_m * Cfg::kKTileBytesB, map_b, full, k0 + 64 * rank_m, n0,
