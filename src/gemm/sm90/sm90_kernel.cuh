@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
   // The peer's multicast copies and arrivals may target this CTA's barriers as soon as it
   // passes this point.
   if constexpr (kCluster > 1) {
-    cluster_sync();
+    cluster_sync_after_barrier_init();
   } else {
     __syncthreads();
   }
@@ -542,7 +542,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // q (columns q * kChunkCols ...) to CTA q, written straight into its shared memory with
     // st.async, which completes bytes on its chunks_received barrier. This CTA's own chunk
     // is then summed over the slices in K order (so the result does not depend on timing),
-    // and every sender learns through its chunks_read barrier that its slot may be reused.
+    // and, once the epilogue is issued, every sender learns through its chunks_read barrier
+    // that its slot may be reused (free_received_chunks).
     // Received chunks: slot (sender - receiver - 1) mod kClusterK, then consumer, then
     // [float4 v][thread] (a warp's 16-byte accesses are consecutive).
     uint32_t chunks_phase = 0;
@@ -592,14 +593,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
             chunk[4 * v + e] = slice == 0 ? part[e] : chunk[4 * v + e] + part[e];
         }
       }
-      // Every thread of this consumer has read its received chunks: arm the barrier for the
-      // next tile's (before any sender can learn it may send them), then free the slots.
+    };
+    // After the tile's epilogue is issued (the arrivals below need not delay it): every thread
+    // of this consumer has read its received chunks, so arm the barrier for the next tile's
+    // (before any sender can learn it may send them), then free the slots. Only a sender
+    // that will send again needs this CTA's reads ordered before its writes, a cluster-scope
+    // release that costs a fence (~0.5 us on the H200, docs/perf-notes.md TC-19); after the
+    // last unit the arrival only keeps each sender alive until its barrier has taken every
+    // arrival, and keeps the default CTA-scope semantics.
+    auto free_received_chunks = [&](bool more_units) {
       warpgroup_barrier(1 + consumer);
       if (thread_in_wg == 0) {
         mbar_arrive_expect_tx(&chunks_received[consumer], kChunkBytesReceived);
 #pragma unroll
-        for (int q = 0; q < kClusterK; ++q)
-          if (q != rank_k) mbar_arrive_cluster_release(&chunks_read[consumer], q);
+        for (int q = 0; q < kClusterK; ++q) {
+          if (q == rank_k) continue;
+          if (more_units) {
+            mbar_arrive_cluster_release(&chunks_read[consumer], q);
+          } else {
+            mbar_arrive_cluster(&chunks_read[consumer], q);
+          }
+        }
       }
       chunks_phase ^= 1;
     };
@@ -761,6 +775,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
                                                 tile_col + rank_k * Cfg::kChunkCols, alpha,
                                                 beta, &map_c, boxes_stored & 1);
         boxes_stored += kStoreBoxesPerTile;
+        free_received_chunks(u + unit_stride < num_units);
         continue;
       } else if (args.split_k > 1) {
         float* partial = args.partial + static_cast<int64_t>(slice) * args.m * args.n;
