@@ -171,8 +171,8 @@ __device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity
 // Every thread of every CTA in the cluster, once this CTA's barriers are initialized: the
 // initializing thread's fence_barrier_init has already released them to the cluster (the
 // pairing fence.mbarrier_init is made for), so the arrival is relaxed and only the wait
-// acquires. The release arrival cost ~0.25 us at every cluster kernel's start on the H200
-// (docs/perf-notes.md, TC-19).
+// acquires. The release arrival cost ~0.25 us at the start of the wide row's kernel (H200,
+// docs/perf-notes.md TC-19).
 __device__ __forceinline__ void cluster_sync_after_barrier_init() {
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\n"
                "barrier.cluster.wait.acquire.aligned;" ::: "memory");
