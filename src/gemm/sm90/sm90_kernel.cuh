@@ -598,9 +598,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     // of this consumer has read its received chunks, so arm the barrier for the next tile's
     // (before any sender can learn it may send them), then free the slots. Only a sender
     // that will send again needs this CTA's reads ordered before its writes, a cluster-scope
-    // release that costs a fence (~0.5 us on the H200, docs/perf-notes.md TC-19); after the
-    // last unit the arrival only keeps each sender alive until its barrier has taken every
-    // arrival, and keeps the default CTA-scope semantics.
+    // release that costs a fence; after the last unit the arrival only keeps each sender
+    // alive until its barrier has taken every arrival, and keeps the default CTA-scope
+    // semantics.
     auto free_received_chunks = [&](bool more_units) {
       warpgroup_barrier(1 + consumer);
       if (thread_in_wg == 0) {

@@ -156,7 +156,9 @@ __device__ __forceinline__ void st_async_v4(uint32_t remote_dst, float a, float 
 
 // Arrives on the barrier at the same offset in CTA `rank`, releasing at cluster scope: this
 // CTA's reads of shared memory that the peer will overwrite once it sees the arrival are
-// ordered before it. (Once per tile, unlike the per-stage arrivals above.)
+// ordered before it. Used only where the peer will write again (at most once per tile,
+// unlike the per-stage arrivals above): the fence it implies cost ~0.5 us at the end of the
+// wide row's tile (H200, docs/perf-notes.md TC-19).
 __device__ __forceinline__ void mbar_arrive_cluster_release(uint64_t* bar, uint32_t rank) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
                    cluster_peer_addr(bar, rank))
