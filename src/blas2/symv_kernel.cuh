@@ -479,12 +479,29 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   if (tid < NB) {
     T s = diag_sum;
     for (int q = 0; q < TX; ++q) s = add(s, col_sums[q][tid]);
-    const int64_t lj = int64_t(c) * NB + tid - p.row_shift;
+    // The float instances take the block column, the chunk and alpha afresh here (the block
+    // index read again through opaque moves, alpha reloaded) rather than keeping them live
+    // from the kernel's start: their allocation then spills 32 / 32 bytes around the
+    // diagonal tile instead of 52 / 44, and ssymv ran 1-2.5 points of bandwidth faster in
+    // the atomics mode and ~1 in the deterministic one at n = 8192-32768. The same change cost
+    // the 16-byte (z) instances ~1 point and csymv ~0.4 (docs/blas2.md, v18).
+    constexpr bool kFreshIndices = sizeof(T) == 4;
+    int64_t col = c, chunk = blockIdx.x;
+    T a = alpha;
+    if constexpr (kFreshIndices) {
+      unsigned bx, by;
+      asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bx));
+      asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(by));
+      col = kFormColPtrs && !p.upper ? (p.n + p.row_shift + NB - 1) / NB - 1 - by : by;
+      chunk = bx;
+      a = p.scalars.get_alpha();
+    }
+    const int64_t lj = col * NB + tid - p.row_shift;
     if (lj >= 0 && lj < p.n) {
       if (p.atomic) {
-        if (!is_zero(alpha)) atomic_add(p.y + lj * p.incy, mul(alpha, s));
+        if (!is_zero(a)) atomic_add(p.y + lj * p.incy, mul(a, s));
       } else {
-        store_partial(p.col_parts + (int64_t(c) * p.chunks_max + blockIdx.x) * NB + tid, s);
+        store_partial(p.col_parts + (col * p.chunks_max + chunk) * NB + tid, s);
       }
     }
   }
