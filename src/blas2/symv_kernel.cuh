@@ -486,13 +486,14 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     // the atomics mode and ~1 in the deterministic one at n = 8192-32768. The same change cost
     // the 16-byte (z) instances ~1 point and csymv ~0.4 (docs/blas2.md, v18).
     constexpr bool kFreshIndices = sizeof(T) == 4;
+    static_assert(!(kFreshIndices && kFormColPtrs), "fresh indices assume c = blockIdx.y");
     int64_t col = c, chunk = blockIdx.x;
     T a = alpha;
     if constexpr (kFreshIndices) {
       unsigned bx, by;
       asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bx));
       asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(by));
-      col = kFormColPtrs && !p.upper ? (p.n + p.row_shift + NB - 1) / NB - 1 - by : by;
+      col = by;
       chunk = bx;
       a = p.scalars.get_alpha();
     }
