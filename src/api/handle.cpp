@@ -58,7 +58,8 @@ aegisStatus_t aegisCreate(aegisHandle_t* handle) {
     return AEGIS_STATUS_ALLOC_FAILED;
   }
   ctx->own_workspace_bytes = aegis::detail::kDefaultWorkspaceBytes;
-  const size_t counter_bytes = sizeof(unsigned) * aegis::detail::kBlas2CounterCount;
+  // The arrival counters, then the GEMV N atomics mode's count of y slices scaled.
+  const size_t counter_bytes = sizeof(unsigned) * (aegis::detail::kBlas2CounterCount + 1);
   if (cudaMalloc(reinterpret_cast<void**>(&ctx->blas2_counters), counter_bytes) != cudaSuccess ||
       cudaMemset(ctx->blas2_counters, 0, counter_bytes) != cudaSuccess) {
     cudaGetLastError();
@@ -68,6 +69,7 @@ aegisStatus_t aegisCreate(aegisHandle_t* handle) {
     return AEGIS_STATUS_ALLOC_FAILED;
   }
   ctx->blas2_counter_count = aegis::detail::kBlas2CounterCount;
+  ctx->blas2_y_scaled = ctx->blas2_counters + aegis::detail::kBlas2CounterCount;
   if (cudaMalloc(reinterpret_cast<void**>(&ctx->ft_stats), sizeof(*ctx->ft_stats)) != cudaSuccess ||
       cudaMemset(ctx->ft_stats, 0, sizeof(*ctx->ft_stats)) != cudaSuccess) {
     cudaGetLastError();

@@ -166,6 +166,45 @@ __device__ __forceinline__ bool arrive_last(unsigned* counter, unsigned expected
   return last;
 }
 
+// ---- atomics mode without the beta pre-pass (GEMV N) --------------------------------------
+// The first `blocks` blocks of the grid scale y by beta, a slice each, and count themselves
+// in at *scaled (a handle-owned count that only grows: the host keeps each call's target, so
+// nothing is reset); every block waits for the call's target there before its atomic adds.
+// This saves the pre-pass kernel's launch, ~0.6-1 us a call on the H200 even as a
+// programmatic dependent (docs/blas2.md, v19). Blocks are dispatched in index order, so the
+// scaling blocks are running or done by the time any block waits.
+
+// Block `index` (< blocks) scales its slice of y[0 .. count) and counts itself in.
+template <typename T>
+__device__ __forceinline__ void scale_y_slice(T* y, int64_t count, int64_t inc, T beta, int index,
+                                              int blocks, unsigned* scaled) {
+  const int threads = blockDim.x * blockDim.y;
+  const int tid = threadIdx.x + threadIdx.y * blockDim.x;
+  const int64_t per = (count + blocks - 1) / blocks;
+  const int64_t end = min(count, (index + 1) * per);
+  for (int64_t i = index * per + tid; i < end; i += threads) {
+    T* p = y + i * inc;
+    *p = is_zero(beta) ? zero<T>() : mul(beta, *p);
+  }
+  __syncthreads();  // the block's stores, then its release (cumulative through the barrier)
+  if (tid == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(scaled) : "memory");
+}
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// One thread: returns once *scaled has reached target, with acquire semantics. `seen` is an
+// earlier acquire load of it, issued while the block's loads of A were in flight, so usually
+// there is nothing left to wait for. The block meets at a barrier after this, before its
+// atomic adds.
+__device__ __forceinline__ void wait_for_scaled_y(const unsigned* scaled, unsigned target,
+                                                  unsigned seen) {
+  while (int(seen - target) < 0) seen = load_acquire(scaled);
+}
+
 // Sum of parts[k * stride + index] for k < count in order, 8 loads kept in flight (the
 // last block of a panel does this alone: its latency is the tail of the call).
 template <typename T>

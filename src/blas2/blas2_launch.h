@@ -63,6 +63,11 @@ struct Blas2Plan {
   unsigned* counters = nullptr;  // deterministic mode: per-panel arrival counters (zero)
   int counter_count = 0;
   size_t l2_bytes = 0;  // the device's L2 size (partial sums that would not stay in it)
+  // GEMV N atomics mode: the handle's count of y slices scaled (device) and its host-side
+  // running target; null where y is scaled by a pre-pass kernel instead (GEMV T, SYMV/HEMV,
+  // and any call captured into a graph, whose replays could not advance the target).
+  unsigned* y_scaled = nullptr;
+  unsigned* y_scaled_issued = nullptr;
   cudaStream_t stream = nullptr;
 };
 

@@ -163,7 +163,8 @@ enum class Combine {
 };
 
 // y[i * inc] = beta * y[i * inc] for i < count (0 where beta = 0, whatever y held): the
-// first step of atomics mode. The GEMV kernel after it is a programmatic dependent: it may
+// first step of atomics mode where the kernel does not scale y itself (GEMV T, SYMV/HEMV,
+// and GEMV N under graph capture). The kernel after it is a programmatic dependent: it may
 // launch at once and load A while this runs, and waits for y before its atomic adds.
 template <typename T>
 __global__ void scale_vector_kernel(int64_t count, T* y, int64_t inc, Scalars<T> s) {

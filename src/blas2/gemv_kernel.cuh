@@ -23,6 +23,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "blas2/blas2_common.cuh"
 #include "blas2/cluster_sum.cuh"
@@ -32,6 +33,8 @@ namespace aegis::blas2 {
 
 // Columns per thread per step of the N kernel (loads in flight per thread).
 constexpr int kGemvNUnroll = 4;
+// Atomics mode without the pre-pass: blocks that scale y by beta (scale_y_slice).
+constexpr int kScaleYBlocks = 8;
 // Double complex (16-byte elements, one per thread and column): the next group's loads are
 // issued unconditionally and the N kernel is compiled for four 256-thread blocks per SM (64
 // registers), twice the loads in flight per SM. Measured on the H200 (docs/blas2.md, v6):
@@ -40,9 +43,13 @@ constexpr int kGemvNUnroll = 4;
 // to 5 points, so the other precisions keep the conditional loads and free registers.
 template <typename T>
 constexpr bool kGemvNDeepPrefetch = sizeof(T) == 16;
+// The float cluster kernels are held to 64 registers, as they compiled before the N kernel's
+// parameters grew (GemvNParams): ptxas then took 66, allocated as 72, one block fewer per SM.
 // 0: no minimum, the compiler's choice (the other precisions' SASS is unchanged by it).
-template <typename T>
-constexpr int kGemvNMinBlocks = kGemvNDeepPrefetch<T> ? 4 : 0;
+template <typename T, int THREADS, bool CLUSTER>
+constexpr int kGemvNMinBlocks = kGemvNDeepPrefetch<T>                 ? 4
+                                : CLUSTER && std::is_same_v<T, float> ? 65536 / (64 * THREADS)
+                                                                      : 0;
 
 template <typename T>
 struct GemvParams {
@@ -60,9 +67,25 @@ struct GemvParams {
   unsigned* counters;
 };
 
+// The N kernel's parameters. (A struct of its own: when the T kernels' parameters merely grew
+// by these fields, ptxas moved their register counts by up to 47, e.g. 80 -> 127.)
+template <typename T>
+struct GemvNParams : GemvParams<T> {
+  // Columns per split block, a multiple of Q x kGemvNUnroll where that leaves no block
+  // empty (the last block takes the rest), so that only the last block has a tail loop.
+  int64_t cols_per;
+  // Atomic: null where y was scaled by the pre-pass kernel (this grid is its programmatic
+  // dependent); otherwise the grid's first scale_blocks blocks scale it and count themselves
+  // in at *y_scaled, and every block waits for y_target there (scale_y_slice).
+  unsigned* y_scaled;
+  unsigned y_target;
+  int scale_blocks;
+};
+
 template <typename T, int NB, int Q, bool VEC, bool CLUSTER>
-__global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
-    gemv_n_kernel(GemvParams<T> p) {
+__global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
+                                  kGemvNMinBlocks<T, NB / kVecWidth<T> * Q, CLUSTER>)
+    gemv_n_kernel(GemvNParams<T> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int TX = NB / V;
   constexpr int U = kGemvNUnroll;
@@ -71,7 +94,9 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t phys0 = int64_t(blockIdx.x) * NB + tx * V;  // first row relative to p.A
   const int64_t first = phys0 - p.row_shift;               // its logical row
-  const int64_t cols_per = (p.n + gridDim.y - 1) / gridDim.y;
+  // (The cluster kernels divide as before: reading cols_per moved their allocation past a
+  // register-granule boundary, 2 blocks per SM instead of 3 for double.)
+  const int64_t cols_per = CLUSTER ? (p.n + gridDim.y - 1) / gridDim.y : p.cols_per;
   const int64_t c0 = int64_t(blockIdx.y) * cols_per;
   const int64_t c1 = min(p.n, c0 + cols_per);
   __shared__ uint64_t cluster_barrier;
@@ -80,7 +105,16 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
     const int64_t panel_first = int64_t(blockIdx.x) * NB - p.row_shift;  // logical row
     const int64_t rows = min(p.m, panel_first + NB) - max(int64_t(0), panel_first);
     cluster_sum_begin(&cluster_barrier, uint32_t((gridDim.y - 1) * rows * sizeof(T)));
+  } else if (p.combine == Combine::Atomic && p.y_scaled) {
+    const int64_t block = blockIdx.x + int64_t(blockIdx.y) * gridDim.x;
+    if (block < p.scale_blocks)
+      scale_y_slice(p.y, p.m, p.incy, p.scalars.get_beta(), int(block), p.scale_blocks, p.y_scaled);
   }
+  // Atomics mode without the pre-pass: thread 0's acquire load of the scaled-y count, issued
+  // after the block's first loads (0 if none: the wait then loads it).
+  const bool await_y = !CLUSTER && p.combine == Combine::Atomic && p.y_scaled &&
+                       threadIdx.x == 0 && threadIdx.y == 0;
+  unsigned y_seen = 0;
 
   T acc[V];
 #pragma unroll
@@ -115,6 +149,7 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
       Vec<T, V> a0[U], a1[U];
       T x0[U], x1[U];
       load_group(j, a0, x0);
+      if (await_y) y_seen = load_acquire(p.y_scaled);
       for (;;) {
         j += U * Q;
         const bool more = j + (U - 1) * Q < c1;
@@ -188,7 +223,12 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q, kGemvNMinBlocks<T>)
     for (int k = 0; k < RPT; ++k)
       if (row[k] >= 0) store_result(p.y + row[k] * p.incy, alpha, beta, sum[k]);
   } else if (p.combine == Combine::Atomic) {
-    wait_for_preceding_kernel();  // y scaled by beta (this grid may have started before)
+    if (p.y_scaled) {  // y scaled by this grid's first blocks
+      if (await_y) wait_for_scaled_y(p.y_scaled, p.y_target, y_seen);
+      __syncthreads();
+    } else {
+      wait_for_preceding_kernel();  // y scaled by the pre-pass (this grid may have started before)
+    }
 #pragma unroll
     for (int k = 0; k < RPT; ++k)
       if (row[k] >= 0 && !is_zero(alpha)) atomic_add(p.y + row[k] * p.incy, mul(alpha, sum[k]));
@@ -324,21 +364,22 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
 
 // ---- launchers --------------------------------------------------------------------------
 
-// Launches a GEMV kernel: in atomics mode as a programmatic dependent of the beta pre-pass,
+// Launches a GEMV kernel: in atomics mode with the pre-pass as a programmatic dependent of it,
 // so its loads of A overlap that kernel; with Combine::Cluster the blocks of one panel as a
 // cluster of `cluster` blocks, with (cluster size - 1) x NB parts of shared memory.
 // large_clusters: this kernel's flags for the non-portable cluster sizes (above 8).
-template <typename T>
-cudaError_t launch_gemv(void (*kernel)(GemvParams<T>), dim3 grid, dim3 block, dim3 cluster,
-                        int nb, cudaStream_t stream, const GemvParams<T>& p,
+template <typename T, typename P>
+cudaError_t launch_gemv(void (*kernel)(P), dim3 grid, dim3 block, dim3 cluster, int nb,
+                        cudaStream_t stream, const P& p, bool after_prepass,
                         DeviceFlags& large_clusters) {
+  static_assert(std::is_base_of_v<GemvParams<T>, P>, "GEMV kernel parameters");
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
   config.stream = stream;
   cudaLaunchAttribute attribute[1];
   config.attrs = attribute;
-  if (p.combine == Combine::Atomic) {
+  if (p.combine == Combine::Atomic && after_prepass) {
     attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute[0].val.programmaticStreamSerializationAllowed = 1;
     config.numAttrs = 1;
@@ -381,6 +422,24 @@ GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t 
   return p;
 }
 
+// Atomics mode: y scaled by the pre-pass kernel, or (plan.y_scaled) by the first blocks of a
+// grid of `blocks` blocks (scale_y_slice); `count` elements of y.
+template <typename T>
+cudaError_t prepare_atomic_y(GemvNParams<T>& p, const Blas2Plan& plan, int64_t count,
+                             int64_t blocks) {
+  if (!plan.y_scaled) return launch_scale_vector(count, p.y, p.incy, p.scalars, plan.stream);
+  p.y_scaled = plan.y_scaled;
+  p.scale_blocks = int(std::min<int64_t>(kScaleYBlocks, blocks));
+  p.y_target = *plan.y_scaled_issued + unsigned(p.scale_blocks);
+  return cudaSuccess;
+}
+
+// After the launch: the count the next call waits for starts from this call's target.
+template <typename T>
+void count_atomic_y(const GemvNParams<T>& p, const Blas2Plan& plan, cudaError_t launched) {
+  if (p.y_scaled && launched == cudaSuccess) *plan.y_scaled_issued = p.y_target;
+}
+
 template <typename T, int NB, int Q>
 struct GemvN {
   static int64_t panels(const Blas2Call& c) { return (c.m + c.row_shift + NB - 1) / NB; }
@@ -390,19 +449,37 @@ struct GemvN {
   static size_t workspace_bytes(const Blas2Call& c, int y) {
     return y <= 1 ? 0 : size_t(y) * size_t(c.m) * sizeof(T);
   }
+  // Columns per split block: a whole number of groups of Q x kGemvNUnroll columns, so that
+  // only the last block runs the one-column tail loop (a split of 64 at n = 10112 gave 158
+  // columns a block, 30 of them in the tail loop: 79 % of the bandwidth against 97 %).
+  static int64_t cols_per_block(const Blas2Call& c, int64_t split) {
+    const int64_t group = int64_t(Q) * kGemvNUnroll;
+    const int64_t cols = (c.n + split - 1) / split;
+    return std::max<int64_t>(1, (cols + group - 1) / group * group);
+  }
   static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
-    const int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
-    const GemvParams<T> p = gemv_params<T>(call, plan, split);
+    int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
+    const int64_t cols_per = cols_per_block(call, split);
+    split = std::max<int64_t>(1, (call.n + cols_per - 1) / cols_per);  // no empty blocks
+    GemvNParams<T> p;
+    static_cast<GemvParams<T>&>(p) = gemv_params<T>(call, plan, split);
+    p.cols_per = cols_per;
+    p.y_scaled = nullptr;
+    p.y_target = 0;
+    p.scale_blocks = 0;
+    const dim3 grid(unsigned(panels(call)), unsigned(split));
     if (p.combine == Combine::Atomic) {
-      const cudaError_t e = launch_scale_vector(call.m, p.y, p.incy, p.scalars, plan.stream);
+      const cudaError_t e = prepare_atomic_y(p, plan, call.m, int64_t(grid.x) * grid.y);
       if (e != cudaSuccess) return e;
     }
-    const dim3 grid(unsigned(panels(call)), unsigned(split));
     const dim3 block(NB / kVecWidth<T>, Q);
     auto kernel = p.combine == Combine::Cluster ? pick_kernel<true>(call.vector_loads)
                                                 : pick_kernel<false>(call.vector_loads);
-    return launch_gemv(kernel, grid, block, dim3(1, unsigned(split)), NB, plan.stream, p,
-                       large_clusters_[call.vector_loads ? 1 : 0]);
+    const cudaError_t e =
+        launch_gemv<T>(kernel, grid, block, dim3(1, unsigned(split)), NB, plan.stream, p,
+                       !p.y_scaled, large_clusters_[call.vector_loads ? 1 : 0]);
+    count_atomic_y(p, plan, e);
+    return e;
   }
 
  private:
@@ -426,6 +503,8 @@ struct GemvT {
   static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
     const int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
     const GemvParams<T> p = gemv_params<T>(call, plan, split);
+    // y scaled by the pre-pass: the N kernel's in-grid scaling, tried in this kernel, moved its
+    // register allocation and cost up to 8 points at n = 4096-10112 (docs/blas2.md, v19).
     if (p.combine == Combine::Atomic) {
       const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
       if (e != cudaSuccess) return e;
@@ -438,8 +517,8 @@ struct GemvT {
     const bool conj = ScalarTraits<T>::kComplex && call.conj;
     auto kernel = p.combine == Combine::Cluster ? pick_kernel<true>(call.vector_loads, conj)
                                                 : pick_kernel<false>(call.vector_loads, conj);
-    return launch_gemv(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, p,
-                       large_clusters_[(call.vector_loads ? 2 : 0) + (conj ? 1 : 0)]);
+    return launch_gemv<T>(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, p, true,
+                          large_clusters_[(call.vector_loads ? 2 : 0) + (conj ? 1 : 0)]);
   }
 
  private:

@@ -63,6 +63,10 @@ struct aegisContext {
   aegisReductionMode_t reduction_mode = AEGIS_REDUCTION_DETERMINISTIC;
   unsigned* blas2_counters = nullptr;
   int blas2_counter_count = 0;
+  // GEMV N atomics mode: the count of y slices scaled by beta (the word after the arrival
+  // counters; it only grows) and the count the last call's blocks waited for.
+  unsigned* blas2_y_scaled = nullptr;
+  unsigned blas2_y_scaled_issued = 0;
   const aegis::blas2::Blas2Instance* blas2_override = nullptr;  // nullptr: none
   int blas2_override_y = 0;
   aegisBlas2Sums_t blas2_override_sums = AEGIS_BLAS2_SUMS_AUTO;

@@ -131,6 +131,17 @@ int clamp_split(const aegisContext& h, const Blas2Instance& inst, const Blas2Cal
   return int(v);
 }
 
+// Whether work queued on `stream` now is being captured into a graph (a query that fails
+// counts as capturing: the caller then takes the path that is safe either way).
+bool stream_is_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
 }  // namespace
 
 const Blas2Table& blas2_table(const char* tuning_name) {
@@ -235,6 +246,12 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   plan.counter_count = h->blas2_counter_count;
   plan.l2_bytes = h->l2_bytes;
   plan.cluster_sum = choice.cluster_sum;
+  // GEMV N's atomics mode scales y inside its grid, against a count on the handle; a graph's
+  // replays could not advance the count's target, so a captured call takes the pre-pass.
+  if (call.family == Family::GemvN && plan.atomics && !stream_is_capturing(h->stream)) {
+    plan.y_scaled = h->blas2_y_scaled;
+    plan.y_scaled_issued = &h->blas2_y_scaled_issued;
+  }
   if (!plan.atomics && !plan.cluster_sum) {
     const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
     if (need > 0) {

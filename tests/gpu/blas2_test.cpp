@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -638,6 +639,51 @@ TYPED_TEST(Blas2Gemv, LargeSplitDeterministic) {
     EXPECT_TRUE(run_case<TypeParam>(this->h_, c, case_seed(this->seed_, index), AEGIS_REDUCTION_DETERMINISTIC));
     ++index;
   }
+}
+
+// Atomics mode: GEMV's y is scaled by beta inside the grid, against a count on the handle
+// that only grows. Calls queued back to back with nothing between them (each one's count
+// target following the last), forced splits so that many blocks add into every element, then
+// the same call captured into a graph and replayed, where y is scaled by a pre-pass kernel.
+TYPED_TEST(Blas2Gemv, AtomicsModeBackToBackAndInGraphs) {
+  using T = TypeParam;
+  ASSERT_EQ(aegisSetReductionMode(this->h_, AEGIS_REDUCTION_ATOMICS), AEGIS_STATUS_SUCCESS);
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  ASSERT_EQ(aegisSetStream(this->h_, stream), AEGIS_STATUS_SUCCESS);
+  size_t index = 0;
+  std::vector<Blas2Case> cases;
+  for (Blas2Kind kind : gemv_kinds(kIsComplex<T>))
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{700, 900}, {1500, 300}, {5, 2000}})
+      cases.push_back(make_case<T>(kind, m, n, index++));
+  std::vector<std::unique_ptr<Blas2Problem<T>>> problems;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    problems.push_back(std::make_unique<Blas2Problem<T>>(cases[i], case_seed(this->seed_, i)));
+    const std::string config =
+        gemv_configs<T>(cases[i].kind == Blas2Kind::GemvN ? "gemv_n" : "gemv_t").front();
+    ASSERT_EQ(aegisSetBlas2Override(this->h_, config.c_str(), int(4 + 5 * i)), AEGIS_STATUS_SUCCESS);
+    ASSERT_EQ(problems.back()->call(this->h_), AEGIS_STATUS_SUCCESS) << aegisGetLastErrorString(this->h_);
+  }
+  for (const auto& p : problems) EXPECT_TRUE(p->verify("atomics, back to back"));
+  ASSERT_EQ(aegisSetBlas2Override(this->h_, nullptr, 0), AEGIS_STATUS_SUCCESS);
+
+  const Blas2Problem<T>& p = *problems.front();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  const aegisStatus_t captured = p.call(this->h_);
+  check_cuda(cudaStreamEndCapture(stream, &graph), "end capture");
+  ASSERT_EQ(captured, AEGIS_STATUS_SUCCESS) << aegisGetLastErrorString(this->h_);
+  check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  for (int replay = 0; replay < 3; ++replay) {
+    p.reset_y();
+    check_cuda(cudaGraphLaunch(exec, stream), "graph launch");
+    EXPECT_TRUE(p.verify("atomics, graph replay " + std::to_string(replay)));
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  ASSERT_EQ(aegisSetStream(this->h_, nullptr), AEGIS_STATUS_SUCCESS);
+  cudaStreamDestroy(stream);
 }
 
 // Small cases of every routine, for compute-sanitizer memcheck.

@@ -58,6 +58,9 @@ std::vector<Band> size_bands() {
 // Splits between the powers of two too: the best split of a GEMV at n <= 4096 peaks sharply
 // (dgemv T 3072: 0.92, 1.00, 0.92 of the best at 2, 4, 8 blocks per panel; docs/blas2.md v14).
 const int kSplits[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64};
+// GEMV only: splits whose blocks take 32-128 columns (N) at n = 8192-16384, where a block of
+// few columns has all its loads in flight at once (docs/blas2.md, v19).
+const int kGemvSplits[] = {128, 256};
 // "median_ms" in the JSON is the deterministic mode's, "atomics_median_ms" the other's.
 constexpr int kModeCount = 2;
 const aegisReductionMode_t kModes[kModeCount] = {AEGIS_REDUCTION_DETERMINISTIC,
@@ -200,11 +203,14 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       };
       const bool gemv = key.find("gemv") != std::string::npos;
       std::vector<Cand> cands;
-      for (const std::string& c : configs)
+      for (const std::string& c : configs) {
         for (int y : kSplits) {
           cands.push_back({c, y, false});
           if (gemv && y >= 2 && y <= AEGIS_BLAS2_CLUSTER_SPLIT_MAX) cands.push_back({c, y, true});
         }
+        if (gemv)
+          for (int y : kGemvSplits) cands.push_back({c, y, false});
+      }
       std::vector<double> score[kModeCount];
       for (auto& sc : score) sc.assign(cands.size(), 0.0);
       for (int64_t n : band.sizes) {
