@@ -82,6 +82,19 @@ struct GemvNParams : GemvParams<T> {
   int scale_blocks;
 };
 
+// The T kernel's parameters: GemvParams, or with INGRID (atomics mode scaling y in the grid,
+// small calls only: GemvT::kInGridMaxBytes) the scaled-y count as in GemvNParams. The
+// kernels without it keep the plain struct: grown parameters alone moved the T kernels'
+// register counts (see GemvNParams).
+template <typename T>
+struct GemvTInGridParams : GemvParams<T> {
+  unsigned* y_scaled;
+  unsigned y_target;
+  int scale_blocks;
+};
+template <typename T, bool INGRID>
+using GemvTParams = std::conditional_t<INGRID, GemvTInGridParams<T>, GemvParams<T>>;
+
 template <typename T, int NB, int Q, bool VEC, bool CLUSTER>
 __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
                                   kGemvNMinBlocks<T, NB / kVecWidth<T> * Q, CLUSTER>)
@@ -247,8 +260,9 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   }
 }
 
-template <typename T, int NB, int Q, bool VEC, bool CONJ, bool CLUSTER>
-__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
+template <typename T, int NB, int Q, bool VEC, bool CONJ, bool CLUSTER, bool INGRID>
+__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvTParams<T, INGRID> p) {
+  static_assert(!(CLUSTER && INGRID), "a cluster's sums need no atomics");
   constexpr int V = kVecWidth<T>;
   constexpr int C = NB / Q;  // columns per warp
   const int lane = threadIdx.x, warp = threadIdx.y;
@@ -266,6 +280,14 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   if constexpr (CLUSTER) {
     const int64_t cols = min(int64_t(NB), p.n - panel() * NB);
     cluster_sum_begin(&cluster_barrier, uint32_t((split - 1) * cols * sizeof(T)));
+  }
+  // In-grid scaling of y (as in the N kernel): thread 0's acquire load of the count is issued
+  // after the first full step's loads.
+  [[maybe_unused]] unsigned y_seen = 0;
+  if constexpr (INGRID) {
+    const int64_t block = blockIdx.x + int64_t(split) * panel();
+    if (block < p.scale_blocks)
+      scale_y_slice(p.y, p.n, p.incy, p.scalars.get_beta(), int(block), p.scale_blocks, p.y_scaled);
   }
   const int64_t col0 = panel() * NB + warp * C;
   // Rows of this block (relative to p.A, which may start row_shift rows early): a whole
@@ -312,19 +334,42 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   };
 
   for (int64_t s = s0; s < in0; ++s) edge_step(s);
-  for (int64_t s = in0; s < in1; ++s) {
-    const int64_t r = s * kStep;
-    Vec<T, V> a[C];
+  // The full steps: with INGRID the first one peeled, its loads followed by the acquire load.
+  // (The kernels without INGRID keep the plain loop, exactly: any change moved their SASS.)
+  if constexpr (INGRID) {
+    auto full_step = [&](int64_t s, bool first) {
+      const int64_t r = s * kStep;
+      Vec<T, V> a[C];
 #pragma unroll
-    for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
-    T xr[V];
-    const T* xp = x_lane + r * p.incx;
+      for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
+      T xr[V];
+      const T* xp = x_lane + r * p.incx;
 #pragma unroll
-    for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+      for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+      if (first && lane == 0 && warp == 0) y_seen = load_acquire(p.y_scaled);
 #pragma unroll
-    for (int c = 0; c < C; ++c)
+      for (int c = 0; c < C; ++c)
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
+        for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
+    };
+    int64_t s = in0;
+    if (s < in1) full_step(s++, true);
+    for (; s < in1; ++s) full_step(s, false);
+  } else {
+    for (int64_t s = in0; s < in1; ++s) {
+      const int64_t r = s * kStep;
+      Vec<T, V> a[C];
+#pragma unroll
+      for (int c = 0; c < C; ++c) a[c] = load_full<T, V, VEC>(a_col[c] + r);
+      T xr[V];
+      const T* xp = x_lane + r * p.incx;
+#pragma unroll
+      for (int v = 0; v < V; ++v) xr[v] = __ldg(xp + v * p.incx);
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[c].v[v], CONJ), xr[v], acc[c]);
+    }
   }
   for (int64_t s = in1; s < s1; ++s) edge_step(s);
 #pragma unroll
@@ -352,7 +397,12 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvParams<T> p) {
   } else if (p.combine == Combine::Direct || split == 1) {
     if (owner) store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(), sum);
   } else if (p.combine == Combine::Atomic) {
-    wait_for_preceding_kernel();  // y scaled by beta (this grid may have started before)
+    if constexpr (INGRID) {  // y scaled by this grid's first blocks
+      if (lane == 0 && warp == 0) wait_for_scaled_y(p.y_scaled, p.y_target, y_seen);
+      __syncthreads();
+    } else {
+      wait_for_preceding_kernel();  // y scaled by the pre-pass (this grid may have started before)
+    }
     if (owner && !is_zero(alpha)) atomic_add(p.y + col * p.incy, mul(alpha, sum));
   } else {
     if (owner) p.partials[chunk * p.n + col] = sum;
@@ -424,9 +474,8 @@ GemvParams<T> gemv_params(const Blas2Call& call, const Blas2Plan& plan, int64_t 
 
 // Atomics mode: y scaled by the pre-pass kernel, or (plan.y_scaled) by the first blocks of a
 // grid of `blocks` blocks (scale_y_slice); `count` elements of y.
-template <typename T>
-cudaError_t prepare_atomic_y(GemvNParams<T>& p, const Blas2Plan& plan, int64_t count,
-                             int64_t blocks) {
+template <typename T, typename P>
+cudaError_t prepare_atomic_y(P& p, const Blas2Plan& plan, int64_t count, int64_t blocks) {
   if (!plan.y_scaled) return launch_scale_vector(count, p.y, p.incy, p.scalars, plan.stream);
   p.y_scaled = plan.y_scaled;
   p.scale_blocks = int(std::min<int64_t>(kScaleYBlocks, blocks));
@@ -435,8 +484,8 @@ cudaError_t prepare_atomic_y(GemvNParams<T>& p, const Blas2Plan& plan, int64_t c
 }
 
 // After the launch: the count the next call waits for starts from this call's target.
-template <typename T>
-void count_atomic_y(const GemvNParams<T>& p, const Blas2Plan& plan, cudaError_t launched) {
+template <typename P>
+void count_atomic_y(const P& p, const Blas2Plan& plan, cudaError_t launched) {
   if (p.y_scaled && launched == cudaSuccess) *plan.y_scaled_issued = p.y_target;
 }
 
@@ -469,7 +518,7 @@ struct GemvN {
     p.scale_blocks = 0;
     const dim3 grid(unsigned(panels(call)), unsigned(split));
     if (p.combine == Combine::Atomic) {
-      const cudaError_t e = prepare_atomic_y(p, plan, call.m, int64_t(grid.x) * grid.y);
+      const cudaError_t e = prepare_atomic_y<T>(p, plan, call.m, int64_t(grid.x) * grid.y);
       if (e != cudaSuccess) return e;
     }
     const dim3 block(NB / kVecWidth<T>, Q);
@@ -492,6 +541,14 @@ struct GemvN {
 
 template <typename T, int NB, int Q>
 struct GemvT {
+  // Atomics mode: double and complex calls whose matrix takes at most this many bytes scale y
+  // in the grid (INGRID kernels) instead of in a pre-pass kernel, whose launch is a large part
+  // of a short call; larger calls keep the pre-pass and the kernels without the in-grid code.
+  // Measured (docs/blas2.md, v19): dgemv T 2048 0.98 -> 1.05x cuBLAS, cgemv T 1024 0.98 ->
+  // 1.07x, zgemv T 2048 0.98 -> 1.00x; sgemv T lost 1-4 % at 1024-4096, so float keeps the
+  // pre-pass.
+  static constexpr bool kInGrid = sizeof(T) >= 8;
+  static constexpr int64_t kInGridMaxBytes = int64_t(64) << 20;
   static int64_t panels(const Blas2Call& c) { return (c.n + NB - 1) / NB; }
   static int64_t split_units(const Blas2Call& c) {
     const int64_t step = 32 * kVecWidth<T>;
@@ -502,33 +559,48 @@ struct GemvT {
   }
   static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
     const int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
-    const GemvParams<T> p = gemv_params<T>(call, plan, split);
-    // y scaled by the pre-pass: the N kernel's in-grid scaling, tried in this kernel, moved its
-    // register allocation and cost up to 8 points at n = 4096-10112 (docs/blas2.md, v19).
-    if (p.combine == Combine::Atomic) {
-      const cudaError_t e = launch_scale_vector(call.n, p.y, p.incy, p.scalars, plan.stream);
-      if (e != cudaSuccess) return e;
-    }
+    const GemvParams<T> base = gemv_params<T>(call, plan, split);
     // Panel-major (see the kernel): split chunks in x, panels in y and z.
     const int64_t panel_count = panels(call);
     const int64_t gy = std::min<int64_t>(panel_count, kMaxGridDimY);
     const dim3 grid(unsigned(split), unsigned(gy), unsigned((panel_count + gy - 1) / gy));
     const dim3 block(32, Q);
     const bool conj = ScalarTraits<T>::kComplex && call.conj;
-    auto kernel = p.combine == Combine::Cluster ? pick_kernel<true>(call.vector_loads, conj)
-                                                : pick_kernel<false>(call.vector_loads, conj);
-    return launch_gemv<T>(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, p, true,
-                          large_clusters_[(call.vector_loads ? 2 : 0) + (conj ? 1 : 0)]);
+    DeviceFlags& flags = large_clusters_[(call.vector_loads ? 2 : 0) + (conj ? 1 : 0)];
+    if constexpr (kInGrid) {
+      if (base.combine == Combine::Atomic && plan.y_scaled &&
+          call.m * call.n * int64_t(sizeof(T)) <= kInGridMaxBytes) {
+        GemvTInGridParams<T> p;
+        static_cast<GemvParams<T>&>(p) = base;
+        p.y_scaled = nullptr;
+        const cudaError_t prepared =
+            prepare_atomic_y<T>(p, plan, call.n, int64_t(grid.x) * grid.y);
+        if (prepared != cudaSuccess) return prepared;
+        const cudaError_t e =
+            launch_gemv<T>(pick_kernel<false, true>(call.vector_loads, conj), grid, block,
+                           dim3(unsigned(split)), NB, plan.stream, p, false, flags);
+        count_atomic_y(p, plan, e);
+        return e;
+      }
+    }
+    if (base.combine == Combine::Atomic) {
+      const cudaError_t e = launch_scale_vector(call.n, base.y, base.incy, base.scalars, plan.stream);
+      if (e != cudaSuccess) return e;
+    }
+    auto kernel = base.combine == Combine::Cluster ? pick_kernel<true, false>(call.vector_loads, conj)
+                                                   : pick_kernel<false, false>(call.vector_loads, conj);
+    return launch_gemv<T>(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, base, true,
+                          flags);
   }
 
  private:
-  template <bool CLUSTER>
+  template <bool CLUSTER, bool INGRID>
   static auto pick_kernel(bool vector_loads, bool conj) {
     constexpr bool kComplex = ScalarTraits<T>::kComplex;
-    return vector_loads ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex, CLUSTER>
-                                : gemv_t_kernel<T, NB, Q, true, false, CLUSTER>)
-                        : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex, CLUSTER>
-                                : gemv_t_kernel<T, NB, Q, false, false, CLUSTER>);
+    return vector_loads ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex, CLUSTER, INGRID>
+                                : gemv_t_kernel<T, NB, Q, true, false, CLUSTER, INGRID>)
+                        : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex, CLUSTER, INGRID>
+                                : gemv_t_kernel<T, NB, Q, false, false, CLUSTER, INGRID>);
   }
   static inline DeviceFlags large_clusters_[4];  // per cluster kernel (loads, conjugation)
 };

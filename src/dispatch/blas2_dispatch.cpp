@@ -246,9 +246,11 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   plan.counter_count = h->blas2_counter_count;
   plan.l2_bytes = h->l2_bytes;
   plan.cluster_sum = choice.cluster_sum;
-  // GEMV N's atomics mode scales y inside its grid, against a count on the handle; a graph's
-  // replays could not advance the count's target, so a captured call takes the pre-pass.
-  if (call.family == Family::GemvN && plan.atomics && !stream_is_capturing(h->stream)) {
+  // GEMV's atomics mode scales y inside its grid (N; T on small double and complex calls, as
+  // the launcher decides), against a count on the handle; a graph's replays could not advance
+  // its target, so a captured call takes the pre-pass.
+  const bool gemv = call.family == Family::GemvN || call.family == Family::GemvT;
+  if (gemv && plan.atomics && !stream_is_capturing(h->stream)) {
     plan.y_scaled = h->blas2_y_scaled;
     plan.y_scaled_issued = &h->blas2_y_scaled_issued;
   }
@@ -269,7 +271,6 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
   if (err != cudaSuccess) return detail::from_cuda(h, routine, err);
   h->last_blas2_config = choice.instance->name;
   h->last_blas2_y = choice.y_split;
-  const bool gemv = call.family == Family::GemvN || call.family == Family::GemvT;
   if (gemv && !plan.atomics && choice.y_split > 1)  // atomics mode: CLUSTER or AUTO
     h->last_blas2_sums = plan.cluster_sum ? AEGIS_BLAS2_SUMS_CLUSTER : AEGIS_BLAS2_SUMS_WORKSPACE;
   return AEGIS_STATUS_SUCCESS;
