@@ -4,20 +4,22 @@
 //       kVecWidth<T> rows per thread, NB / V threads down the rows) and Q thread columns
 //       that walk interleaved columns, U columns at a time (U independent 16-byte loads in
 //       flight per thread). Y blocks split the columns of one row panel.
-//   gemv_t_kernel<T, NB, Q, VEC, CONJ, CLUSTER>   op = T or C. A thread block owns NB columns, Q
-//       warps of NB / Q columns each; a warp reads its columns down the rows together
-//       (every lane one vector per column, so one load of x serves NB / Q columns) and
-//       reduces with shuffles. Y blocks split the rows; the grid runs panel by panel.
+//   gemv_t_kernel<T, NB, Q, VEC, CONJ, CLUSTER, INGRID>   op = T or C. A thread block owns NB
+//       columns, Q warps of NB / Q columns each; a warp reads its columns down the rows
+//       together (every lane one vector per column, so one load of x serves NB / Q columns)
+//       and reduces with shuffles. Y blocks split the rows; the grid runs panel by panel.
 //
 // VEC: 16-byte loads (A - row_shift aligned, lda a multiple of the vector width); otherwise
 // the same thread layout with element loads. Vectors that cross the first or last row of
 // the matrix are always loaded element by element, so no element outside the m x n window
 // (padding rows, rows before an offset block) is ever read.
 //
-// Partial sums of the Y blocks of one panel meet as Combine says: atomics, an ordered
-// reduction by the last block to arrive (per-panel counter, left at zero again), or, in the
-// CLUSTER kernels (Combine::Cluster, nothing else), an ordered sum in the shared memory of
-// the panel's first block, the Y blocks being one cluster. The cluster code is a template
+// Partial sums of the Y blocks of one panel meet as Combine says: atomics (into y scaled by
+// beta first: by a pre-pass kernel, or by the grid's own first blocks in the N kernel and the
+// INGRID T kernels, scale_y_slice), an ordered reduction by the last block to arrive
+// (per-panel counter, left at zero again), or, in the CLUSTER kernels (Combine::Cluster,
+// nothing else), an ordered sum in the shared memory of the panel's first block, the Y blocks
+// being one cluster. The cluster code is a template
 // branch of its own: compiled into every kernel, it moved ptxas's register allocation of the
 // others (sgemv T nb64_q8 spilled).
 #pragma once
@@ -82,8 +84,8 @@ struct GemvNParams : GemvParams<T> {
   int scale_blocks;
 };
 
-// The T kernel's parameters: GemvParams, or with INGRID (atomics mode scaling y in the grid,
-// small calls only: GemvT::kInGridMaxBytes) the scaled-y count as in GemvNParams. The
+// The T kernel's parameters: GemvParams, or with INGRID (atomics mode scaling y in the grid:
+// small double and complex calls, GemvT::kInGrid) the scaled-y count as in GemvNParams. The
 // kernels without it keep the plain struct: grown parameters alone moved the T kernels'
 // register counts (see GemvNParams).
 template <typename T>
@@ -584,13 +586,15 @@ struct GemvT {
       }
     }
     if (base.combine == Combine::Atomic) {
-      const cudaError_t e = launch_scale_vector(call.n, base.y, base.incy, base.scalars, plan.stream);
+      const cudaError_t e =
+          launch_scale_vector(call.n, base.y, base.incy, base.scalars, plan.stream);
       if (e != cudaSuccess) return e;
     }
-    auto kernel = base.combine == Combine::Cluster ? pick_kernel<true, false>(call.vector_loads, conj)
-                                                   : pick_kernel<false, false>(call.vector_loads, conj);
-    return launch_gemv<T>(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, base, true,
-                          flags);
+    auto kernel = base.combine == Combine::Cluster
+                      ? pick_kernel<true, false>(call.vector_loads, conj)
+                      : pick_kernel<false, false>(call.vector_loads, conj);
+    return launch_gemv<T>(kernel, grid, block, dim3(unsigned(split)), NB, plan.stream, base,
+                          true, flags);
   }
 
  private:
