@@ -35,6 +35,16 @@ namespace aegis::blas2 {
 
 // Columns per thread per step of the N kernel (loads in flight per thread).
 constexpr int kGemvNUnroll = 4;
+// Vector loads of A in flight per lane in the T kernel's grouped steps: a warp of C columns
+// takes its full steps in groups of kGemvTSteps<C> = kGemvTLoads / C, every load of a group
+// issued before its FMAs (ptxas unrolls a plain loop by 4 behind a one-step remainder loop
+// and keeps ~3 of the unrolled loads ahead). Only the double complex kernels have C < 4.
+// Measured (docs/blas2.md, v20): zgemv T 1792 0.96-0.97 -> 0.99-1.00x cuBLAS, 4096 +2 %;
+// 8 loads (groups for C = 4 too) raised registers 40 -> 80-126 and cost up to a third
+// (zgemv T 6784, dgemv T 1792, cgemv T 1792); 2 loads gained nothing.
+constexpr int kGemvTLoads = 4;
+template <int C>
+constexpr int kGemvTSteps = C >= kGemvTLoads ? 1 : kGemvTLoads / C;
 // Atomics mode without the pre-pass: blocks that scale y by beta (scale_y_slice).
 constexpr int kScaleYBlocks = 8;
 // Double complex (16-byte elements, one per thread and column): the next group's loads are
@@ -336,9 +346,47 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvTParams<T, INGRID> p
   };
 
   for (int64_t s = s0; s < in0; ++s) edge_step(s);
-  // The full steps: with INGRID the first one peeled, its loads followed by the acquire load.
-  // (The kernels without INGRID keep the plain loop, exactly: any change moved their SASS.)
-  if constexpr (INGRID) {
+  // The full steps. Kernels of fewer than kGemvTLoads columns per warp take them in groups
+  // of U, every load of a group issued before its FMAs (same order of additions, same bits);
+  // the others keep the plain loop, exactly as before (with INGRID its first step peeled,
+  // its loads followed by the acquire load; any change to that loop moved their SASS).
+  constexpr int U = kGemvTSteps<C>;
+  if constexpr (U > 1) {
+    // count (<= U) steps from s; first: the block's first group (INGRID's acquire load).
+    auto group = [&](int64_t s, int count, bool first) {
+      Vec<T, V> a[U][C];
+      T xr[U][V];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u < count) {
+          const int64_t r = (s + u) * kStep;
+#pragma unroll
+          for (int c = 0; c < C; ++c) a[u][c] = load_full<T, V, VEC>(a_col[c] + r);
+          const T* xp = x_lane + r * p.incx;
+#pragma unroll
+          for (int v = 0; v < V; ++v) xr[u][v] = __ldg(xp + v * p.incx);
+        }
+      }
+      if constexpr (INGRID) {
+        if (first && lane == 0 && warp == 0) y_seen = load_acquire(p.y_scaled);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (u < count) {
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[c] = mad(conj_if(a[u][c].v[v], CONJ), xr[u][v], acc[c]);
+        }
+      }
+    };
+    // The odd steps first, so that a block of fewer than U steps has them all in flight at once.
+    int64_t s = in0;
+    const int odd = int((in1 - in0) % U);
+    if (odd > 0) group(s, odd, true);
+    s += odd;
+    for (; s < in1; s += U) group(s, U, s == in0);
+  } else if constexpr (INGRID) {
     auto full_step = [&](int64_t s, bool first) {
       const int64_t r = s * kStep;
       Vec<T, V> a[C];

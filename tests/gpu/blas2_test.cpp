@@ -549,7 +549,8 @@ TYPED_TEST(Blas2Symv, EverySymvConfigurationSizesAroundTheTile) {
 
 TYPED_TEST(Blas2Gemv, EveryGemvTConfigurationLongColumns) {
   // Every GEMV T/C configuration of this precision, columns long enough for many full row
-  // steps per block, splits that leave blocks 0, 1, 2 or many full steps, row offsets
+  // steps per block, splits that leave blocks 0, 1, 2 or many full steps (and, for the
+  // double complex kernels' groups of 2 or 4 steps, every remainder), row offsets
   // (partial first step) and ragged ends, both modes, the deterministic split sums meeting in
   // the workspace and in a cluster (splits up to 16; 12 and 16 are non-portable sizes).
   size_t index = 0;
