@@ -40,7 +40,7 @@ constexpr int kGemvNUnroll = 4;
 // issued before its FMAs (ptxas unrolls a plain loop by 4 behind a one-step remainder loop
 // and keeps ~3 of the unrolled loads ahead). C < 4: the double complex kernels and the
 // nb8_q4 instances of s, d, c (two columns per warp, for small calls).
-// Measured (docs/blas2.md, v20): zgemv T 1792 0.96-0.97 -> 0.99-1.00x cuBLAS, 4096 +2 %;
+// Measured (docs/blas2.md, v20): zgemv T 1792 0.95-0.97 -> 0.98-1.00x cuBLAS, 4096 +2 %;
 // 8 loads (groups for C = 4 too) raised registers 40 -> 80-126 and cost up to a third
 // (zgemv T 6784, dgemv T 1792, cgemv T 1792); 2 loads gained nothing.
 constexpr int kGemvTLoads = 4;
