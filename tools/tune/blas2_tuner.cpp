@@ -11,6 +11,9 @@
 // at others (docs/blas2.md, v14). A cluster candidate competes in the atomics mode too, with
 // the same time: dispatch then launches the same kernel (an ordered sum in the cluster, no
 // beta pre-pass, no atomic adds), which beat the atomic adds at some small sizes (v15).
+// With --keep and --margin, the table's row for a tuned routine, band and mode stays unless a
+// candidate beats it by more than the margin (v20: a re-tune for one new instance had moved
+// rows it did not concern, by noise, and those rows measured up to 5 % slower).
 #include "blas2_tuner.h"
 
 #include <cuComplex.h>
@@ -23,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "blas2_table_rows.h"
 #include "command_line.h"
 #include "console.h"
 #include "cuda_check.h"
@@ -82,19 +86,20 @@ bool family_selected(const std::string& list, const std::string& family) {
   return std::find(families.begin(), families.end(), family) != families.end();
 }
 
-// Rows of an existing table (lines '{"key", max, "config", y},') whose routine key is not in
-// `tuned`, in file order. Returns false when the file cannot be read.
-bool kept_rows(const std::string& path, const std::vector<std::string>& tuned, std::string* rows) {
+// Reads an existing table: the lines of the routine keys not in `tuned` go to *rows, in file
+// order; the rows of those in `tuned` to *incumbents. Returns false when the file cannot be read.
+bool read_table(const std::string& path, const std::vector<std::string>& tuned, std::string* rows,
+                std::vector<Blas2TableRow>* incumbents) {
   std::FILE* f = std::fopen(path.c_str(), "r");
   if (!f) return false;
-  char line[512];
+  char line[2048];
   while (std::fgets(line, sizeof(line), f)) {
-    const char* q0 = std::strchr(line, '"');
-    if (line[0] != '{' || !q0) continue;
-    const char* q1 = std::strchr(q0 + 1, '"');
-    if (!q1) continue;
-    const std::string key(q0 + 1, q1);
-    if (std::find(tuned.begin(), tuned.end(), key) == tuned.end()) *rows += line;
+    std::string text(line);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    Blas2TableRow row;
+    if (!parse_blas2_table_row(text, &row)) continue;
+    if (std::find(tuned.begin(), tuned.end(), row.key) == tuned.end()) *rows += text + "\n";
+    else incumbents->push_back(row);
   }
   std::fclose(f);
   return true;
@@ -165,10 +170,11 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
   }
 
   std::string rows;
+  std::vector<Blas2TableRow> incumbents;
   if (!opt.keep_path.empty()) {
     std::vector<std::string> tuned;
     for (const auto& r : routines) tuned.push_back(r.first);
-    if (!kept_rows(opt.keep_path, tuned, &rows)) {
+    if (!read_table(opt.keep_path, tuned, &rows, &incumbents)) {
       std::fprintf(stderr, "aegis-tune: cannot read %s\n", opt.keep_path.c_str());
       return 1;
     }
@@ -187,6 +193,7 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       .field("date", bench::utc_timestamp())
       .field("device", dev.name)
       .field("reps", opt.reps)
+      .field("margin_percent", opt.margin_percent)
       .key("rows")
       .begin_array();
   bench::ProgressLine progress;
@@ -273,17 +280,40 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       }
       // Ties go to the earlier candidate (y = 0, automatic, is listed first).
       size_t win[kModeCount] = {};
-      for (int m = 0; m < kModeCount; ++m)
+      bool kept[kModeCount] = {};
+      for (int m = 0; m < kModeCount; ++m) {
         for (size_t c = 1; c < cands.size(); ++c)
           if (score[m][c] < score[m][win[m]] - 1e-9) win[m] = c;
+        // The table's row for this band and mode stays unless the winner beats it by more
+        // than the margin: the best of candidates within a point or two of each other moves
+        // with the noise of one run (docs/blas2.md, v20).
+        if (opt.margin_percent <= 0) continue;
+        const Blas2TableRow* inc = nullptr;
+        for (const Blas2TableRow& r : incumbents)
+          if (r.key == key && r.max_size == band.max_size && (m == 0 ? r.deterministic : r.atomics))
+            inc = &r;
+        if (!inc) continue;
+        for (size_t c = 0; c < cands.size(); ++c) {
+          if (cands[c].config != inc->config || cands[c].y != inc->y ||
+              cands[c].cluster != inc->cluster)
+            continue;
+          const double gain = (score[m][c] - score[m][win[m]]) / double(band.sizes.size());
+          if (gain <= std::log1p(opt.margin_percent / 100)) {
+            kept[m] = c != win[m];
+            win[m] = c;
+          }
+          break;
+        }
+      }
       progress.clear();
       const bool agree = win[0] == win[1];
       for (int m = 0; m < (agree ? 1 : kModeCount); ++m) {
         const Cand& w = cands[win[m]];
         const double geo = std::exp(score[m][win[m]] / double(band.sizes.size()));
-        std::printf("%-8s %8lld %-22s %5d %9.3f  %s%s\n", key.c_str(), (long long)band.max_size,
+        std::printf("%-8s %8lld %-22s %5d %9.3f  %s%s%s\n", key.c_str(), (long long)band.max_size,
                     w.config.c_str(), w.y, geo, agree ? "both modes" : kModeNames[m],
-                    w.cluster ? " (cluster)" : "");
+                    w.cluster ? " (cluster)" : "",
+                    kept[m] || (agree && kept[1 - m]) ? " (the table's row, within the margin)" : "");
         // The sums field follows the modes field, so a cluster row for both modes names them.
         const char* modes = !agree ? kRowModes[m] : w.cluster ? kBothModes : "";
         rows += format_text("{\"%s\", %lld, \"%s\", %d%s%s},\n", key.c_str(),

@@ -14,6 +14,10 @@ struct Blas2TuneOptions : TuneOptions {
   // so the table stays complete.
   std::string routines;
   std::string keep_path;
+  // With keep_path: a tuned routine's row in that table (the incumbent, per band and mode)
+  // stays unless a candidate's geometric-mean time over the band is lower by more than this
+  // many percent. 0: the fastest candidate wins, whatever the table held.
+  double margin_percent = 0;
 };
 
 int run_blas2_tuner(const Blas2TuneOptions& options);

@@ -23,11 +23,13 @@ void usage(std::FILE* to) {
                "  committed as src/dispatch/tuning/sgemm_ft_<gpu>.inc.\n"
                "usage: aegis-tune blas2 [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
                "                        [--precisions sdcz] [--routines gemv_n,gemv_t,symv,hemv]\n"
-               "                        [--keep FILE.inc]\n"
+               "                        [--keep FILE.inc [--margin PCT]]\n"
                "  Times every level-2 configuration with each Y split per routine and size\n"
                "  band, in both reduction modes. Commit as src/dispatch/tuning/blas2_<gpu>.inc.\n"
                "  --routines tunes those families only; --keep copies the rows of the routine\n"
-               "  keys not tuned from an existing table (e.g. the committed one) into --out.\n"
+               "  keys not tuned from an existing table (e.g. the committed one) into --out;\n"
+               "  with --margin, that table's row for a tuned routine, band and mode stays\n"
+               "  unless a candidate is faster by more than PCT percent (geometric mean).\n"
                "usage: aegis-tune gemm-ex [--out FILE.inc] [--json FILE] [--reps N] [--seed S]\n"
                "  Times every tensor-core GEMM kernel (not the mma.sync fallback) against\n"
                "  cublasGemmEx on representative shapes of each class, FP16 in and out with\n"
@@ -81,7 +83,7 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(argv[1], "blas2")) {
     aegis::tune::Blas2TuneOptions opt;
-    // blas2's own options first (--routines, --keep), the common ones after.
+    // blas2's own options first (--routines, --keep, --margin), the common ones after.
     std::vector<char*> rest;
     for (int i = 0; i < argc; ++i) {
       const bool has_value = i + 1 < argc;
@@ -89,6 +91,13 @@ int main(int argc, char** argv) {
         opt.routines = argv[++i];
       } else if (i >= 2 && !std::strcmp(argv[i], "--keep") && has_value) {
         opt.keep_path = argv[++i];
+      } else if (i >= 2 && !std::strcmp(argv[i], "--margin") && has_value) {
+        char* end = nullptr;
+        opt.margin_percent = std::strtod(argv[++i], &end);
+        if (*end != '\0' || opt.margin_percent < 0) {
+          std::fprintf(stderr, "aegis-tune: --margin takes a percentage >= 0, not '%s'\n", argv[i]);
+          return 1;
+        }
       } else {
         rest.push_back(argv[i]);
       }
