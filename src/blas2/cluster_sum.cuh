@@ -26,6 +26,10 @@ struct ClusterSum {
 // First in the kernel, by every thread of every block of the cluster: the first block
 // arms its barrier for `bytes` pushed bytes, and every thread arrives on the cluster
 // barrier (its wait comes in cluster_sum_ready, after the main loop, so nothing waits here).
+// The arrival is relaxed: the initializing thread's fence.mbarrier_init.release.cluster
+// already releases the barrier to the cluster, and nothing else written before it is read
+// by another block. A releasing arrival compiles to MEMBAR.ALL.GPU in every thread before
+// its first load.
 __device__ __forceinline__ void cluster_sum_begin(uint64_t* barrier, uint32_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (gemm::sm90::cluster_cta_rank() == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
@@ -33,7 +37,7 @@ __device__ __forceinline__ void cluster_sum_begin(uint64_t* barrier, uint32_t by
     gemm::sm90::mbar_arrive_expect_tx(barrier, bytes);
     gemm::sm90::fence_barrier_init();
   }
-  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 #endif
 }
 
