@@ -46,6 +46,8 @@ constexpr int kGemvNUnroll = 4;
 constexpr int kGemvTLoads = 4;
 template <int C>
 constexpr int kGemvTSteps = C >= kGemvTLoads ? 1 : kGemvTLoads / C;
+// The N kernel's blocks of 32 thread columns or more sum them in groups of this many first.
+constexpr int kGemvNSumGroup = 8;
 // Atomics mode without the pre-pass: blocks that scale y by beta (scale_y_slice).
 constexpr int kScaleYBlocks = 8;
 // Double complex (16-byte elements, one per thread and column): the next group's loads are
@@ -59,8 +61,12 @@ constexpr bool kGemvNDeepPrefetch = sizeof(T) == 16;
 // The float cluster kernels are held to 64 registers, as they compiled before the N kernel's
 // parameters grew (GemvNParams): ptxas then took 66, allocated as 72, one block fewer per SM.
 // 0: no minimum, the compiler's choice (the other precisions' SASS is unchanged by it).
+// Blocks of more than 256 threads (wide enough to serve a panel alone, without split sums):
+// 64 registers, two such blocks per SM, which also keeps their clusters of 16 (the tests'
+// forced splits) within 8 SMs.
 template <typename T, int THREADS, bool CLUSTER>
-constexpr int kGemvNMinBlocks = kGemvNDeepPrefetch<T>                 ? 4
+constexpr int kGemvNMinBlocks = THREADS > 256                          ? 65536 / (64 * THREADS)
+                                : kGemvNDeepPrefetch<T>                 ? 4
                                 : CLUSTER && std::is_same_v<T, float> ? 65536 / (64 * THREADS)
                                                                       : 0;
 
@@ -210,10 +216,26 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   for (int v = 0; v < V; ++v) partial_rows[ty][tx * V + v] = acc[v];
   __syncthreads();
 
-  // Each thread sums the Q thread columns of RPT rows of the panel.
+  // Each thread sums the Q thread columns of RPT rows of the panel. With many thread columns
+  // (the wide blocks made to serve a panel alone, no split), groups of kGemvNSumGroup columns
+  // are summed first by more threads, then the groups in order: the same order every call.
   constexpr int kThreads = TX * Q;
   constexpr int RPT = (NB + kThreads - 1) / kThreads;
   const int tid = tx + ty * TX;
+  constexpr int kGroups = Q >= 4 * kGemvNSumGroup ? Q / kGemvNSumGroup : 1;
+  static_assert(kGroups == 1 || (Q % kGemvNSumGroup == 0 && NB * kGroups <= kThreads),
+                "grouped column sums: one thread per (row, group)");
+  __shared__ T group_rows[kGroups][NB];
+  if constexpr (kGroups > 1) {
+    if (tid < NB * kGroups) {
+      const int r = tid % NB, g = tid / NB;
+      T s = zero<T>();
+#pragma unroll
+      for (int q = 0; q < kGemvNSumGroup; ++q) s = add(s, partial_rows[g * kGemvNSumGroup + q][r]);
+      group_rows[g][r] = s;
+    }
+    __syncthreads();
+  }
   const T alpha = p.scalars.get_alpha();
   T sum[RPT];
   int64_t row[RPT];
@@ -223,8 +245,13 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
     sum[k] = zero<T>();
     row[k] = -1;
     if (r < NB) {
+      if constexpr (kGroups > 1) {
 #pragma unroll
-      for (int q = 0; q < Q; ++q) sum[k] = add(sum[k], partial_rows[q][r]);
+        for (int g = 0; g < kGroups; ++g) sum[k] = add(sum[k], group_rows[g][r]);
+      } else {
+#pragma unroll
+        for (int q = 0; q < Q; ++q) sum[k] = add(sum[k], partial_rows[q][r]);
+      }
       const int64_t i = int64_t(blockIdx.x) * NB + r - p.row_shift;
       if (i >= 0 && i < p.m) row[k] = i;
     }
