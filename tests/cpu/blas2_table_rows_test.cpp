@@ -1,6 +1,6 @@
 // The tuner's reader of level-2 tuning-table rows (tools/tune/blas2_table_rows.h): every row
-// of the committed H200 table reads back as the row dispatch compiled from it, and lines
-// that are not rows are refused.
+// of the committed H200 table reads back as the row dispatch compiled from it, lines that are
+// not rows are refused, and a re-tune merges into a kept table in place.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,6 +17,7 @@ namespace {
 using aegis::dispatch::Blas2RowModes;
 using aegis::dispatch::Blas2Sums;
 using aegis::tune::Blas2TableRow;
+using aegis::tune::merge_blas2_table;
 using aegis::tune::parse_blas2_table_row;
 
 TEST(Blas2TableRows, CommittedTableReadsBackAsCompiled) {
@@ -92,6 +93,40 @@ TEST(Blas2TableRows, RefusesWhatIsNotARow) {
     EXPECT_FALSE(parse_blas2_table_row(line, &r)) << line;
   }
   EXPECT_EQ(r.key, "untouched");  // a refused line leaves the row as it was
+}
+
+TEST(Blas2TableRows, ReTunedRowsMergeInPlace) {
+  // The tuned keys' new rows stand where each key's first old row stood, the rest of its old
+  // rows go (also when they were not together), a key the table lacks follows at the end,
+  // every other line stays as it was, and the history line gains the command.
+  const std::string table =
+      "// Level-2 tuning table of GPU: {...}.\n"
+      "// Written by: aegis-tune blas2 --out a.inc\n"
+      "{\"ssymv\", 3072, \"ssymv_nb64_q8\", 4},\n"
+      "{\"sgemv_n\", 1408, \"sgemv_n_nb64_q16\", 16},\n"
+      "{\"sgemv_n\", 0, \"sgemv_n_nb128_q4\", 8},\n"
+      "// a note kept in place\n"
+      "{\"dgemv_t\", 0, \"dgemv_t_nb8_q4\", 2},\n"
+      "{\"sgemv_n\", 2048, \"sgemv_n_nb64_q16\", 4},\n";
+  const std::string new_sgemv_n =
+      "{\"sgemv_n\", 1408, \"sgemv_n_nb128_q8\", 2},\n{\"sgemv_n\", 0, \"sgemv_n_nb256_q4\", 0},\n";
+  const std::string new_zgemv_t = "{\"zgemv_t\", 0, \"zgemv_t_nb8_q8\", 16},\n";
+  const std::string merged =
+      merge_blas2_table(table, {{"sgemv_n", new_sgemv_n}, {"zgemv_t", new_zgemv_t}}, "tune B");
+  EXPECT_EQ(merged,
+            "// Level-2 tuning table of GPU: {...}.\n"
+            "// Written by: aegis-tune blas2 --out a.inc; then: tune B\n"
+            "{\"ssymv\", 3072, \"ssymv_nb64_q8\", 4},\n" +
+                new_sgemv_n +
+                "// a note kept in place\n"
+                "{\"dgemv_t\", 0, \"dgemv_t_nb8_q4\", 2},\n" +
+                new_zgemv_t);
+  // Nothing tuned: the table comes back with only the history line extended.
+  EXPECT_EQ(merge_blas2_table("// t\n// Written by: A\n{\"ssymv\", 0, \"ssymv_nb64_q8\", 4},\n", {}, "B"),
+            "// t\n// Written by: A; then: B\n{\"ssymv\", 0, \"ssymv_nb64_q8\", 4},\n");
+  // No history line: one is added after the leading comments.
+  EXPECT_EQ(merge_blas2_table("// t\n{\"ssymv\", 0, \"ssymv_nb64_q8\", 4},\n", {}, "B"),
+            "// t\n// Written by: B\n{\"ssymv\", 0, \"ssymv_nb64_q8\", 4},\n");
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "blas2_table_rows.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 namespace aegis::tune {
 
@@ -79,6 +81,47 @@ bool parse_blas2_table_row(const std::string& line, Blas2TableRow* row) {
   if (line.compare(pos, 2, "},") != 0) return false;
   *row = r;
   return true;
+}
+
+std::string merge_blas2_table(const std::string& table,
+                              const std::vector<std::pair<std::string, std::string>>& tuned,
+                              const std::string& command) {
+  static const char kWrittenBy[] = "// Written by: ";
+  std::vector<bool> placed(tuned.size(), false);
+  std::string out;
+  bool written_by = false, in_header = true;
+  std::istringstream in(table);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const bool comment = line.compare(0, 2, "//") == 0;
+    if (in_header && !comment && !written_by) {  // no history line in the leading comments
+      out += kWrittenBy + command + "\n";
+      written_by = true;
+    }
+    in_header = in_header && comment;
+    if (line.compare(0, std::strlen(kWrittenBy), kWrittenBy) == 0 && !written_by) {
+      out += line + "; then: " + command + "\n";
+      written_by = true;
+      continue;
+    }
+    Blas2TableRow row;
+    if (parse_blas2_table_row(line, &row)) {
+      const auto it = std::find_if(tuned.begin(), tuned.end(),
+                                   [&](const auto& t) { return t.first == row.key; });
+      if (it != tuned.end()) {
+        const size_t k = size_t(it - tuned.begin());
+        if (!placed[k]) out += it->second;
+        placed[k] = true;
+        continue;
+      }
+    }
+    out += line + "\n";
+  }
+  if (!written_by) out += kWrittenBy + command + "\n";
+  for (size_t k = 0; k < tuned.size(); ++k)
+    if (!placed[k]) out += tuned[k].second;
+  return out;
 }
 
 }  // namespace aegis::tune

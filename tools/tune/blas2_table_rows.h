@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace aegis::tune {
 
@@ -21,5 +23,15 @@ struct Blas2TableRow {
 // Parses one table line, '{"key", max, "config", y[, Blas2RowModes::M[, Blas2Sums::S]]},'
 // (also Blas2Sums without a modes field). False for comments, blank lines and anything else.
 bool parse_blas2_table_row(const std::string& line, Blas2TableRow* row);
+
+// A re-tune merged into the table it kept (aegis-tune blas2 --keep). `table` is that file's
+// text; `tuned` holds, per routine key tuned, its new rows (whole lines, in band order). Each
+// key's new rows stand where its first old row stood and its other old rows go, so a re-tune
+// moves no line it did not change; keys the table lacks follow at the end. Every other line is
+// kept, and the "// Written by: " line gains "; then: " and `command` (a table without one
+// gets one after its leading comments).
+std::string merge_blas2_table(const std::string& table,
+                              const std::vector<std::pair<std::string, std::string>>& tuned,
+                              const std::string& command);
 
 }  // namespace aegis::tune

@@ -86,20 +86,21 @@ bool family_selected(const std::string& list, const std::string& family) {
   return std::find(families.begin(), families.end(), family) != families.end();
 }
 
-// Reads an existing table: the lines of the routine keys not in `tuned` go to *rows, in file
-// order; the rows of those in `tuned` to *incumbents. Returns false when the file cannot be read.
-bool read_table(const std::string& path, const std::vector<std::string>& tuned, std::string* rows,
+// Reads an existing table: its text to *text, and the rows of the routine keys in `tuned` to
+// *incumbents. Returns false when the file cannot be read.
+bool read_table(const std::string& path, const std::vector<std::string>& tuned, std::string* text,
                 std::vector<Blas2TableRow>* incumbents) {
   std::FILE* f = std::fopen(path.c_str(), "r");
   if (!f) return false;
   char line[2048];
   while (std::fgets(line, sizeof(line), f)) {
-    std::string text(line);
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    *text += line;
+    std::string row_text(line);
+    while (!row_text.empty() && (row_text.back() == '\n' || row_text.back() == '\r')) row_text.pop_back();
     Blas2TableRow row;
-    if (!parse_blas2_table_row(text, &row)) continue;
-    if (std::find(tuned.begin(), tuned.end(), row.key) == tuned.end()) *rows += text + "\n";
-    else incumbents->push_back(row);
+    if (parse_blas2_table_row(row_text, &row) &&
+        std::find(tuned.begin(), tuned.end(), row.key) != tuned.end())
+      incumbents->push_back(row);
   }
   std::fclose(f);
   return true;
@@ -169,12 +170,14 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
     else it->second.push_back(name);
   }
 
-  std::string rows;
+  // The new rows per routine key, in table order; with --keep merged into the kept table.
+  std::vector<std::pair<std::string, std::string>> tuned_rows;
+  std::string kept_table;
   std::vector<Blas2TableRow> incumbents;
   if (!opt.keep_path.empty()) {
     std::vector<std::string> tuned;
     for (const auto& r : routines) tuned.push_back(r.first);
-    if (!read_table(opt.keep_path, tuned, &rows, &incumbents)) {
+    if (!read_table(opt.keep_path, tuned, &kept_table, &incumbents)) {
       std::fprintf(stderr, "aegis-tune: cannot read %s\n", opt.keep_path.c_str());
       return 1;
     }
@@ -202,6 +205,8 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
   const std::vector<Band> bands = size_bands();
   for (const auto& [key, configs] : routines) {
     const size_t eb = elem_bytes(key[0]);
+    tuned_rows.push_back({key, ""});
+    std::string& rows = tuned_rows.back().second;
     for (const Band& band : bands) {
       struct Cand {
         std::string config;
@@ -335,12 +340,17 @@ int run_blas2_tuner(const Blas2TuneOptions& opt) {
       std::fprintf(stderr, "aegis-tune: cannot write %s\n", opt.out_path.c_str());
       return 1;
     }
-    std::fprintf(f,
-                 "// Level-2 tuning table of %s: {routine, max(m, n) up to (0: any), config, "
-                 "y_split (0: from the size)[, the one reduction mode served[, where the "
-                 "GEMV split sums meet]]}.\n"
-                 "// Written by: %s\n%s",
-                 dev.name.c_str(), opt.command.c_str(), rows.c_str());
+    if (!opt.keep_path.empty()) {
+      std::fputs(merge_blas2_table(kept_table, tuned_rows, opt.command).c_str(), f);
+    } else {
+      std::fprintf(f,
+                   "// Level-2 tuning table of %s: {routine, max(m, n) up to (0: any), config, "
+                   "y_split (0: from the size)[, the one reduction mode served[, where the "
+                   "GEMV split sums meet]]}.\n"
+                   "// Written by: %s\n",
+                   dev.name.c_str(), opt.command.c_str());
+      for (const auto& t : tuned_rows) std::fputs(t.second.c_str(), f);
+    }
     std::fclose(f);
   }
   aegisDestroy(h);

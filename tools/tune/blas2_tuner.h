@@ -9,9 +9,9 @@ namespace aegis::tune {
 
 struct Blas2TuneOptions : TuneOptions {
   std::string precisions = "sdcz";  // which of s, d, c, z to tune
-  // Routine families to tune ("gemv_n,gemv_t,symv,hemv"; empty: all). With keep_path, the
-  // rows of that table (.inc) for the routine keys not tuned are written first, unchanged,
-  // so the table stays complete.
+  // Routine families to tune ("gemv_n,gemv_t,symv,hemv"; empty: all). With keep_path, that
+  // table (.inc) is written out whole, the tuned routine keys' rows replaced where they stood
+  // (merge_blas2_table), so the table stays complete and a diff shows only what moved.
   std::string routines;
   std::string keep_path;
   // With keep_path: a tuned routine's row in that table (the incumbent, per band and mode)
