@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -90,19 +91,17 @@ bool family_selected(const std::string& list, const std::string& family) {
 // *incumbents. Returns false when the file cannot be read.
 bool read_table(const std::string& path, const std::vector<std::string>& tuned, std::string* text,
                 std::vector<Blas2TableRow>* incumbents) {
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  if (!f) return false;
-  char line[2048];
-  while (std::fgets(line, sizeof(line), f)) {
-    *text += line;
-    std::string row_text(line);
-    while (!row_text.empty() && (row_text.back() == '\n' || row_text.back() == '\r')) row_text.pop_back();
+  std::ifstream file(path);
+  if (!file) return false;
+  std::string line;  // whole lines: the history line outgrows any fixed buffer
+  while (std::getline(file, line)) {
+    *text += line + "\n";
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     Blas2TableRow row;
-    if (parse_blas2_table_row(row_text, &row) &&
+    if (parse_blas2_table_row(line, &row) &&
         std::find(tuned.begin(), tuned.end(), row.key) != tuned.end())
       incumbents->push_back(row);
   }
-  std::fclose(f);
   return true;
 }
 
