@@ -22,10 +22,15 @@ void JsonWriter::begin_value() {
     return;
   }
   if (scope_is_empty_.empty()) return;  // top-level value
-  if (!scope_is_empty_.back()) out_ += ',';
+  const bool first = scope_is_empty_.back();
+  if (!first) out_ += ',';
   scope_is_empty_.back() = false;
-  out_ += '\n';
-  out_.append(2 * scope_is_empty_.size(), ' ');
+  if (scope_is_empty_.size() <= kLineLevels) {
+    out_ += '\n';
+    out_.append(2 * scope_is_empty_.size(), ' ');
+  } else if (!first) {
+    out_ += ' ';
+  }
 }
 
 JsonWriter& JsonWriter::open(char bracket) {
@@ -38,7 +43,7 @@ JsonWriter& JsonWriter::open(char bracket) {
 JsonWriter& JsonWriter::close(char bracket) {
   bool empty = scope_is_empty_.back();
   scope_is_empty_.pop_back();
-  if (!empty) {
+  if (!empty && scope_is_empty_.size() < kLineLevels) {
     out_ += '\n';
     out_.append(2 * scope_is_empty_.size(), ' ');
   }

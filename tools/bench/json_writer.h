@@ -1,5 +1,9 @@
-// A small streaming JSON writer (indented output, escaped strings, non-finite numbers as
-// null) so that reports need no external library.
+// A small streaming JSON writer (escaped strings, non-finite numbers as null) so that reports
+// need no external library. Layout: the document's fields and the elements of its arrays one
+// per line, indented; anything nested deeper on its element's line (one result or tuning row a
+// line). Indenting every level made the committed reports a third larger, and the copy of the
+// tree sent to the GPU machine is limited in size (scripts/json-relayout lays out other JSON
+// the same way).
 #ifndef AEGIS_BENCH_JSON_WRITER_H
 #define AEGIS_BENCH_JSON_WRITER_H
 
@@ -28,6 +32,9 @@ class JsonWriter {
   JsonWriter& value(bool flag);
   JsonWriter& null();
 
+  // Nesting levels whose elements start a line of their own.
+  static constexpr size_t kLineLevels = 2;
+
   template <typename T>
   JsonWriter& field(const std::string& name, const T& v) {
     return key(name).value(v);
@@ -40,7 +47,7 @@ class JsonWriter {
  private:
   JsonWriter& open(char bracket);
   JsonWriter& close(char bracket);
-  void begin_value();  // comma and indentation before an array element or a key
+  void begin_value();  // comma and line break (or space) before an array element or a key
   void write_string(const std::string& text);
 
   std::string out_;
