@@ -634,10 +634,12 @@ TEST_F(Blas2Dispatch, ChoiceFollowsTheH200TableRows) {
             const auto c = aegis::dispatch::choose_blas2(*h_, Precision(p), call);
             ASSERT_NE(c.instance, nullptr) << key << " " << size;
             EXPECT_STREQ(c.instance->name, row->config) << key << " " << size;
-            if (row->y_split > 0)  // clamped to the work units of small sizes
+            if (row->y_split > 0) {  // clamped to the work units of small sizes
               EXPECT_LE(c.y_split, row->y_split) << key << " " << size;
-            if (row->y_split > 0 && size >= 4096 && f != Family::Symv && f != Family::Hemv)
+            }
+            if (row->y_split > 0 && size >= 4096 && f != Family::Symv && f != Family::Hemv) {
               EXPECT_EQ(c.y_split, row->y_split) << key << " " << size;
+            }
             EXPECT_EQ(c.cluster_sum, c.y_split >= 2 && c.y_split <= kClusterSplitMax &&
                                          row->sums == aegis::dispatch::Blas2Sums::Cluster)
                 << key << " " << size;
