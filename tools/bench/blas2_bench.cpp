@@ -24,6 +24,7 @@
 #include "device_kernels.h"
 #include "event_timer.h"
 #include "json_writer.h"
+#include "read_ceiling.h"
 
 namespace aegis::bench {
 namespace {
@@ -61,6 +62,7 @@ struct Options {
   std::vector<int64_t> sizes;
   std::string suite = "default";
   double bandwidth = 4545;  // GB/s, the measured read-only streaming figure of an H200
+  bool bandwidth_measured = false;  // %bw against this process's read ceiling instead
   TimingPlan timing;
   bool reps_given = false;
   bool with_cublas = true;
@@ -114,7 +116,9 @@ void print_blas2_usage(std::FILE* out) {
       "  --sizes LIST          n[,n...] instead of the suite's\n"
       "  --suite NAME          default (1024..32768 with 1792 3456 5120 6784 8448 10112)\n"
       "                        or quick (1024..16384, --reps 10)\n"
-      "  --bandwidth GBS       read bandwidth for %%bw (default 4545, H200 measured)\n"
+      "  --bandwidth GBS|measured\n"
+      "                        read bandwidth for %%bw (default 4545, H200 measured), or\n"
+      "                        this process's read ceiling at its start (below)\n"
       "  --reps N              timed runs (default 20); --warmup N (default 3)\n"
       "%s"
       "  --max-gib G           skip cases whose matrix exceeds G GiB (default 16)\n"
@@ -130,6 +134,8 @@ void print_blas2_usage(std::FILE* out) {
       "                        blocks per panel (default 0: from the size); routines that\n"
       "                        it does not serve use dispatch's choice\n"
       "\n"
+      "The read ceiling, a streaming read of 4 GiB timed like the routines, is measured at\n"
+      "the start and at the end of the run and reported with the table and in the JSON.\n"
       "Before a case is timed, aegis runs untimed over its buffers for 50 ms (new buffers\n"
       "slowed down whichever library came first). Each result is spot-checked first in\n"
       "FP64 (64 elements of y against c gamma_{n+4} |A||x|); one that fails prints FAILED,\n"
@@ -170,7 +176,13 @@ Options parse(const Invocation& invocation) {
       o.suite = reader.text();
       if (o.suite != "default" && o.suite != "quick") reader.reject("unknown suite '" + o.suite + "'");
     } else if (reader.is("--bandwidth")) {
-      o.bandwidth = reader.number(1);
+      const std::string v = reader.text();
+      char* end = nullptr;
+      const double gbs = std::strtod(v.c_str(), &end);
+      if (v == "measured") o.bandwidth_measured = true;
+      else if (v.empty() || *end || !std::isfinite(gbs) || gbs < 1)
+        reader.reject("option '--bandwidth' is GB/s (>= 1) or 'measured', not '" + v + "'");
+      else o.bandwidth = gbs;
     } else if (reader.is("--reps")) {
       o.timing.timed_runs = int(std::min<int64_t>(reader.integer(1), 100000));
       o.reps_given = true;
@@ -374,6 +386,10 @@ void write_run(JsonWriter& j, const char* key, const LibRun& r) {
   j.end_object();
 }
 
+std::string ceiling_text(const ReadCeiling& c) {
+  return c.gbs > 0 ? format_text("%.0f GB/s", c.gbs) : std::string("not measured");
+}
+
 }  // namespace
 
 int run_blas2(const Invocation& invocation) {
@@ -392,9 +408,19 @@ int run_blas2(const Invocation& invocation) {
   AEGIS_BENCH_CHECK_CUBLAS(cublasGetVersion(ch, &cublas_version));
 
   const std::vector<Routine> rs = routines(o);
-  std::printf("aegis-bench %s: %s (%d SMs, L2 %.0f MiB), cuBLAS %d, %d timed runs, %%bw of %.0f GB/s\n\n",
+  // The read ceiling at the start and at the end of the run (read_ceiling.h).
+  const ReadCeiling ceiling_start = measure_read_ceiling(stream, o.timing);
+  if (o.bandwidth_measured && ceiling_start.gbs <= 0) {
+    std::fprintf(stderr, "aegis-bench: no read ceiling measured for --bandwidth measured\n");
+    return 1;
+  }
+  const double bandwidth = o.bandwidth_measured ? ceiling_start.gbs : o.bandwidth;
+  std::printf("aegis-bench %s: %s (%d SMs, L2 %.0f MiB), cuBLAS %d, %d timed runs, %%bw of %.0f GB/s\n",
               invocation.subcommand.c_str(), device.name.c_str(), device.sm_count,
-              double(device.l2_bytes) / (1 << 20), cublas_version, o.timing.timed_runs, o.bandwidth);
+              double(device.l2_bytes) / (1 << 20), cublas_version, o.timing.timed_runs, bandwidth);
+  std::printf("read ceiling in this process (a streaming read of %.0f GiB): %s at the start\n\n",
+              double(ceiling_start.bytes) / double(int64_t(1) << 30),
+              ceiling_text(ceiling_start).c_str());
   if (o.lda_pad || !o.config.empty())
     std::printf("lda = n + %lld%s%s\n\n", (long long)o.lda_pad, o.config.empty() ? "" : ", aegis forced to ",
                 o.config.empty() ? "" : (o.config + ":" + std::to_string(o.config_y)).c_str());
@@ -496,7 +522,7 @@ int run_blas2(const Invocation& invocation) {
       const double aeg_best = std::max(res.aegis_det.verified ? res.aegis_det.gbs : 0.0,
                                        res.aegis_atomics.verified ? res.aegis_atomics.gbs : 0.0);
       auto pct = [&](const LibRun& x) {
-        return x.verified ? format_text("%.1f", 100.0 * x.gbs / o.bandwidth) : std::string("-");
+        return x.verified ? format_text("%.1f", 100.0 * x.gbs / bandwidth) : std::string("-");
       };
       table.print_row({r.name(), std::to_string(n), cell(res.aegis_det), pct(res.aegis_det),
                        cell(res.aegis_atomics), pct(res.aegis_atomics), cell(res.cublas),
@@ -511,6 +537,8 @@ int run_blas2(const Invocation& invocation) {
                                                   : "")});
       results.push_back(res);
     }
+  const ReadCeiling ceiling_end = measure_read_ceiling(stream, o.timing);
+  std::printf("\nread ceiling at the end: %s\n", ceiling_text(ceiling_end).c_str());
   if (failures) std::printf("\nverification FAILED for %d results\n", failures);
 
   if (!o.json_path.empty()) {
@@ -524,8 +552,18 @@ int run_blas2(const Invocation& invocation) {
         .field("l2_bytes", device.l2_bytes).field("cc", device.compute_capability()).end_object();
     j.field("cublas_version", cublas_version)
         .field("aegis_tuning_table", aegisGetTuningTableName(ah))
-        .field("bandwidth_gbs", o.bandwidth)
-        .field("reps", o.timing.timed_runs)
+        .field("bandwidth_gbs", bandwidth)
+        .field("bandwidth_source", o.bandwidth_measured
+                                       ? "read_ceiling.start_gbs (--bandwidth measured)"
+                                       : "--bandwidth (default 4545, the H200 baseline's)");
+    // null where not measured (no buffer could be had)
+    j.key("read_ceiling").begin_object()
+        .field("method", kReadCeilingMethod)
+        .field("bytes", ceiling_start.bytes)
+        .field("start_gbs", ceiling_start.gbs > 0 ? ceiling_start.gbs : kNaN)
+        .field("end_gbs", ceiling_end.gbs > 0 ? ceiling_end.gbs : kNaN)
+        .end_object();
+    j.field("reps", o.timing.timed_runs)
         .field("timing", o.timing.queued ? "queued" : "launch")
         .field("lda_pad", o.lda_pad)
         .field("forced_config", o.config)
