@@ -29,8 +29,12 @@ def case(routine, n, det, atom, cublas_ms, cublas_atomics_ms=None):
             else {"median_ms": cublas_atomics_ms, "gbs": 1.0}}
 
 
-def report(cases):
-    return {"bandwidth_gbs": BW, "results": cases}
+def report(cases, ceiling=None):
+    """ceiling: (start, end) GB/s of the read ceiling measured in the report's process."""
+    doc = {"bandwidth_gbs": BW, "results": cases}
+    if ceiling:
+        doc["read_ceiling"] = {"start_gbs": ceiling[0], "end_gbs": ceiling[1]}
+    return doc
 
 
 class Blas2Bars(unittest.TestCase):
@@ -53,11 +57,14 @@ class Blas2Bars(unittest.TestCase):
             case("ssymv L", 8192, (1.0, 81.0), (1.0, 86.0), 2.5, 1.1),
             case("dgemv N", 1024, (1.0, 50.0), (0.9, 55.0), 0.98),
         ]
+        # The first process read slower than the reference, the second faster (its end
+        # figure not measured).
         self.paths = []
-        for i, cases in enumerate((first, second)):
+        for i, (cases, ceiling) in enumerate(((first, (0.95 * BW, 0.96 * BW)),
+                                              (second, (1.1 * BW, None)))):
             path = os.path.join(self.dir.name, f"r{i}.json")
             with open(path, "w") as f:
-                json.dump(report(cases), f)
+                json.dump(report(cases, ceiling), f)
             self.paths.append(path)
 
     def tearDown(self):
@@ -105,12 +112,34 @@ class Blas2Bars(unittest.TestCase):
         short = names["GEMV n >= 8192, atomics, % of bandwidth >= 92"]
         self.assertIn("sgemv N", [s[0] for s in short])  # 95 % of BW is 47.5 % of 2 BW
 
+    def test_measured_ceiling(self):
+        loaded = bars.load(self.paths, measured=True)
+        self.assertEqual([r[0][1] for r in loaded], [0.96 * BW, 1.1 * BW])  # the higher figure
+        names = {name: short for name, _, _, short in bars.evaluate(loaded)}
+        # sgemv N 8192 det: 91 % of BW is 94.8 % of 0.96 BW; 93 % of BW is 84.5 % of 1.1 BW.
+        short = names["GEMV n >= 8192, det, % of bandwidth >= 92"]
+        self.assertEqual([(s[0], s[4], s[5]) for s in short], [("sgemv N", 1, 2)])
+        self.assertAlmostEqual(short[0][2], 93.0 / 1.1)
+        self.assertAlmostEqual(short[0][3], 91.0 / 0.96)
+
+    def test_measured_ceiling_missing(self):
+        path = os.path.join(self.dir.name, "old.json")
+        with open(path, "w") as f:
+            json.dump(report([]), f)
+        with self.assertRaises(ValueError):
+            bars.load([path], measured=True)
+
     def test_command_line(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(bars.main(self.paths), 0)
             self.assertEqual(bars.main([os.path.join(self.dir.name, "missing.json")]), 1)
+            self.assertEqual(bars.main(["--ceiling", "measured"] + self.paths), 0)
         self.assertIn("sgemv N     8192  91.000-93.000  (short in 1 of 2)", out.getvalue())
+        self.assertIn("r0.json: % of 4000 GB/s; read ceiling measured there 3840 GB/s",
+                      out.getvalue())
+        self.assertIn("r1.json: % of 4400 GB/s; read ceiling measured there 4400 GB/s",
+                      out.getvalue())
 
 
 if __name__ == "__main__":
