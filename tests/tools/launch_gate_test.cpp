@@ -10,22 +10,14 @@
 
 #include "event_timer.h"
 #include "launch_gate.h"
+#include "skip_without_gpu.h"
 
 namespace {
 
 using aegis::bench::LaunchGate;
 
-#define SKIP_WITHOUT_GPU()                                                    \
-  do {                                                                        \
-    int devices = 0;                                                          \
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {        \
-      cudaGetLastError();                                                     \
-      GTEST_SKIP() << "no CUDA device: the launch gate needs one";           \
-    }                                                                         \
-  } while (0)
-
 TEST(LaunchGate, HoldsTheStreamUntilOpened) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_GPU("the launch gate");
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   cudaEvent_t behind = nullptr;
@@ -43,7 +35,7 @@ TEST(LaunchGate, HoldsTheStreamUntilOpened) {
 }
 
 TEST(LaunchGate, GivesUpOnItsTimeout) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_GPU("the launch gate");
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   LaunchGate gate;
@@ -62,7 +54,7 @@ TEST(LaunchGate, GivesUpOnItsTimeout) {
 }
 
 TEST(QueuedTiming, TimesEveryRunBehindTheGate) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_GPU("the launch gate");
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   void* buffer = nullptr;

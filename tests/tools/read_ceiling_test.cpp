@@ -10,22 +10,14 @@
 #include <vector>
 
 #include "read_ceiling.h"
+#include "skip_without_gpu.h"
 
 namespace {
 
 using aegis::bench::kReadChunkBytes;
 
-#define SKIP_WITHOUT_GPU()                                                    \
-  do {                                                                        \
-    int devices = 0;                                                          \
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {        \
-      cudaGetLastError();                                                     \
-      GTEST_SKIP() << "no CUDA device: the streaming read needs one";        \
-    }                                                                         \
-  } while (0)
-
 TEST(ReadStream, XorsEveryWordOfEachChunk) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_GPU("the streaming read");
   constexpr int kChunks = 3;
   const size_t words = size_t(kChunks) * kReadChunkBytes / 4;
   std::vector<uint32_t> host(words);
@@ -52,7 +44,7 @@ TEST(ReadStream, XorsEveryWordOfEachChunk) {
 }
 
 TEST(ReadStream, RefusesSizesThatAreNotWholeChunks) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_GPU("the streaming read");
   void* data = nullptr;
   uint32_t* block_xor = nullptr;
   ASSERT_EQ(cudaMalloc(&data, 2 * kReadChunkBytes), cudaSuccess);
@@ -67,7 +59,7 @@ TEST(ReadStream, RefusesSizesThatAreNotWholeChunks) {
 }
 
 TEST(ReadCeiling, TimesTheWholeChunksOfItsBuffer) {
-  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_GPU("the streaming read");
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   aegis::bench::TimingPlan plan;
