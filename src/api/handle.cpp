@@ -89,6 +89,7 @@ aegisStatus_t aegisDestroy(aegisHandle_t handle) {
   if (handle->own_workspace) cudaFree(handle->own_workspace);
   if (handle->blas2_counters) cudaFree(handle->blas2_counters);
   if (handle->scratch) cudaFree(handle->scratch);
+  if (handle->blas2_tagged_parts) cudaFree(handle->blas2_tagged_parts);
   if (handle->ft_stats) cudaFree(handle->ft_stats);
   delete handle;
   return AEGIS_STATUS_SUCCESS;

@@ -135,6 +135,84 @@ __device__ __forceinline__ void store_partial(T* p, T v) {
   }
 }
 
+// ---- tagged partial sums (deterministic mode) ------------------------------------------------
+// Each 4-byte piece of a part travels with the tag of the call that wrote it, in one 8-byte
+// word stored and loaded whole (single-copy atomic): a reader that finds its call's tag in
+// every word of a part has the part's value too. So the reduction may run alongside the main
+// grid, each sum as soon as its parts are in, with no fence or counter between the kernels.
+// The words live in a buffer only these kernels write (the handle's, zeroed when made), and
+// every call takes a new tag, so an old word never carries the current one.
+template <typename T>
+constexpr int kTaggedWords = int(sizeof(T) / 4);  // words per part
+
+template <typename T>
+struct TaggedWords {
+  uint64_t w[kTaggedWords<T>];
+};
+
+// Stores part v of this call (tag) at p (kTaggedWords<T> words), evict-last as store_partial
+// (read back after the matrix has streamed through L2).
+template <typename T>
+__device__ __forceinline__ void store_tagged(uint64_t* p, T v, unsigned tag) {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  unsigned pieces[kTaggedWords<T>];
+  __builtin_memcpy(pieces, &v, sizeof(T));
+#pragma unroll
+  for (int k = 0; k < kTaggedWords<T>; ++k) {
+    const uint64_t word = uint64_t(pieces[k]) | (uint64_t(tag) << 32);
+    asm volatile("st.relaxed.gpu.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p + k),
+                 "l"(word), "l"(policy)
+                 : "memory");
+  }
+}
+
+__device__ __forceinline__ uint64_t load_tagged_word(const uint64_t* p) {
+  uint64_t word;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(word) : "l"(p) : "memory");
+  return word;
+}
+
+// A first load of the part at p, issued with others before any is waited for.
+template <typename T>
+__device__ __forceinline__ TaggedWords<T> load_tagged(const uint64_t* p) {
+  TaggedWords<T> t;
+#pragma unroll
+  for (int k = 0; k < kTaggedWords<T>; ++k) t.w[k] = load_tagged_word(p + k);
+  return t;
+}
+
+// The value of the part at p once all its words carry `tag` (t: a first load of them). A
+// part that never comes would be a bug; rather than hang the device, the kernel traps after
+// a minute of waiting (the sticky error then fails the call), far past any wait of a grid
+// whose parts fit a quarter of L2, even under a sanitizer.
+constexpr uint64_t kTaggedWaitLimitNs = uint64_t(60) * 1000 * 1000 * 1000;
+__device__ __forceinline__ uint64_t global_timer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+template <typename T>
+__device__ __forceinline__ T await_tagged(const uint64_t* p, TaggedWords<T> t, unsigned tag) {
+  unsigned pieces[kTaggedWords<T>];
+#pragma unroll
+  for (int k = 0; k < kTaggedWords<T>; ++k) {
+    uint64_t word = t.w[k];
+    if (unsigned(word >> 32) != tag) {
+      const uint64_t start = global_timer_ns();
+      do {
+        __nanosleep(256);
+        word = load_tagged_word(p + k);
+        if (global_timer_ns() - start > kTaggedWaitLimitNs) __trap();
+      } while (unsigned(word >> 32) != tag);
+    }
+    pieces[k] = unsigned(word);
+  }
+  T v;
+  __builtin_memcpy(&v, pieces, sizeof(T));
+  return v;
+}
+
 // Drops the 128-byte line at p (128-byte aligned) from L2 without writing it back: for
 // partial sums read for the last time, whose write-back to DRAM would only cost bandwidth.
 __device__ __forceinline__ void discard_l2_line(const void* p) {

@@ -68,6 +68,9 @@ struct Blas2Plan {
   // and any call captured into a graph, whose replays could not advance the target).
   unsigned* y_scaled = nullptr;
   unsigned* y_scaled_issued = nullptr;
+  // Deterministic SYMV: nonzero where the workspace is the handle's buffer of tagged parts
+  // (Blas2Instance::tagged_workspace_bytes) and this is the call's tag.
+  unsigned part_tag = 0;
   cudaStream_t stream = nullptr;
 };
 
@@ -79,6 +82,9 @@ struct Blas2Instance {
   int q;   // thread columns (GemvN/Symv) or warps (GemvT) per block
   // Bytes of workspace the deterministic reduction needs for this call and y_split.
   size_t (*workspace_bytes)(const Blas2Call& call, int y_split);
+  // Bytes of tagged partial sums where the deterministic reduction may run alongside the
+  // main kernel (float SYMV, symv_kernel.cuh), else 0; l2_bytes: the device's L2.
+  size_t (*tagged_workspace_bytes)(const Blas2Call& call, int y_split, size_t l2_bytes);
   // Number of thread-block panels whose partial sums meet (counters needed).
   int64_t (*panel_count)(const Blas2Call& call);
   // Work units along the split dimension (the useful maximum of y_split).

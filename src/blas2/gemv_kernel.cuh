@@ -19,7 +19,10 @@
 // INGRID T kernels, scale_y_slice), an ordered reduction by the last block to arrive
 // (per-panel counter, left at zero again), or, in the CLUSTER kernels (Combine::Cluster,
 // nothing else), an ordered sum in the shared memory of the panel's first block, the Y blocks
-// being one cluster. The cluster code is a template
+// being one cluster. The TAGGED kernels (ordered sums outside graphs, where the parts fit a
+// quarter of L2) store their partials as tagged words (store_tagged) and exit;
+// gemv_tagged_reduce_kernel, launched behind them, adds each output's parts as they land, in
+// the same order as the last block would (the same bits). The cluster code is a template
 // branch of its own: compiled into every kernel, it moved ptxas's register allocation of the
 // others (sgemv T nb64_q8 spilled).
 #pragma once
@@ -111,19 +114,106 @@ struct GemvTInGridParams : GemvParams<T> {
   unsigned y_target;
   int scale_blocks;
 };
-template <typename T, bool INGRID>
-using GemvTParams = std::conditional_t<INGRID, GemvTInGridParams<T>, GemvParams<T>>;
+// The TAGGED kernels' parameters: the call's tag (a struct of their own, as above).
+template <typename T>
+struct GemvNTaggedParams : GemvNParams<T> {
+  unsigned part_tag;
+};
+template <typename T>
+struct GemvTTaggedParams : GemvParams<T> {
+  unsigned part_tag;
+};
+template <typename T, bool TAGGED>
+using GemvNKernelParams = std::conditional_t<TAGGED, GemvNTaggedParams<T>, GemvNParams<T>>;
+template <typename T, bool INGRID, bool TAGGED = false>
+using GemvTParams =
+    std::conditional_t<TAGGED, GemvTTaggedParams<T>,
+                       std::conditional_t<INGRID, GemvTInGridParams<T>, GemvParams<T>>>;
 
-template <typename T, int NB, int Q, bool VEC, bool CLUSTER>
+// Adds the tagged parts of each output element (TAGGED kernels) in the order ordered_sum
+// adds them (so a call gives the same bits on either path). A block of kTaggedReduceThreads
+// threads serves kTaggedReduceElements elements with kTaggedReduceLanes threads each: a pass
+// takes up to kTaggedReduceLanes x kTaggedReduceBatch parts of every element, each thread
+// waits for a batch of them (all its loads in flight, then await_tagged) and puts them in
+// shared memory, and the element's first thread adds them in split order. The grid is a
+// programmatic dependent of the GEMV grid, which lets it launch once all its blocks have
+// started, so the sums overlap that grid's last blocks: each part is waited for by its tag,
+// not by the end of the grid.
+template <typename T>
+struct GemvTaggedReduceParams {
+  const uint64_t* words;  // parts [split][count], kTaggedWords<T> words each
+  int64_t count;          // output elements (m for N, n for T)
+  int split;
+  unsigned tag;
+  T* y;
+  int64_t incy;
+  Scalars<T> scalars;
+};
+constexpr int kTaggedReduceThreads = 256;
+constexpr int kTaggedReduceLanes = 8;
+constexpr int kTaggedReduceBatch = 8;
+constexpr int kTaggedReduceElements = kTaggedReduceThreads / kTaggedReduceLanes;
+
+template <typename T>
+__global__ void __launch_bounds__(kTaggedReduceThreads)
+    gemv_tagged_reduce_kernel(GemvTaggedReduceParams<T> p) {
+  constexpr int R = kTaggedReduceElements;
+  constexpr int kPass = kTaggedReduceLanes * kTaggedReduceBatch;  // parts per pass
+  constexpr int W = kTaggedWords<T>;
+  __shared__ T parts[kPass][R];
+  // Consecutive threads take consecutive elements: a warp's loads of one part are contiguous.
+  const int r = threadIdx.x % R, lane = threadIdx.x / R;
+  const int64_t i = int64_t(blockIdx.x) * R + r;
+  const bool mine = i < p.count;
+  const int64_t stride = p.count * W;  // words from one split's part to the next
+  T s = zero<T>();
+  for (int first = 0; first < p.split; first += kPass) {
+    const int k0 = first + lane * kTaggedReduceBatch;
+    if (mine && k0 < p.split) {
+      const int batch = min(kTaggedReduceBatch, p.split - k0);
+      const uint64_t* const at = p.words + int64_t(k0) * stride + i * W;
+      TaggedWords<T> w[kTaggedReduceBatch];
+#pragma unroll
+      for (int u = 0; u < kTaggedReduceBatch; ++u)
+        if (u < batch) w[u] = load_tagged<T>(at + u * stride);
+#pragma unroll
+      for (int u = 0; u < kTaggedReduceBatch; ++u)
+        if (u < batch)
+          parts[lane * kTaggedReduceBatch + u][r] = await_tagged<T>(at + u * stride, w[u], p.tag);
+    }
+    __syncthreads();
+    if (lane == 0 && mine) {
+      const int count = min(kPass, p.split - first);
+      for (int k = 0; k < count; ++k) s = add(s, parts[k][r]);
+    }
+    __syncthreads();
+  }
+  if (lane == 0 && mine)
+    store_result(p.y + i * p.incy, p.scalars.get_alpha(), p.scalars.get_beta(), s);
+}
+
+// Bytes of tagged parts for `split` parts of `count` elements, or 0 where they are not to be
+// tagged: no split, or parts of a quarter of L2 or more (as SYMV's).
+template <typename T>
+size_t gemv_tagged_bytes(int split, int64_t count, size_t l2_bytes) {
+  if (split <= 1) return 0;
+  const size_t bytes = size_t(split) * size_t(count) * kTaggedWords<T> * sizeof(uint64_t);
+  return bytes * 4 < l2_bytes ? bytes : 0;
+}
+
+template <typename T, int NB, int Q, bool VEC, bool CLUSTER, bool TAGGED = false>
 __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
                                   kGemvNMinBlocks<T, NB / kVecWidth<T> * Q, CLUSTER>)
-    gemv_n_kernel(GemvNParams<T> p) {
+    gemv_n_kernel(GemvNKernelParams<T, TAGGED> p) {
+  static_assert(!(CLUSTER && TAGGED), "one way for the split sums");
   constexpr int V = kVecWidth<T>;
   constexpr int TX = NB / V;
   constexpr int U = kGemvNUnroll;
   __shared__ T partial_rows[Q][NB];  // (Q, NB): each thread column's sums of the panel rows
 
   const int tx = threadIdx.x, ty = threadIdx.y;
+  // TAGGED: the reduction grid may launch once every block of this grid has started.
+  if constexpr (TAGGED) allow_dependent_launch();
   const int64_t phys0 = int64_t(blockIdx.x) * NB + tx * V;  // first row relative to p.A
   const int64_t first = phys0 - p.row_shift;               // its logical row
   // (The cluster kernels divide as before: reading cols_per moved their allocation past a
@@ -270,6 +360,13 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
         store_result(p.y + row[k] * p.incy, alpha, beta,
                      cluster_sum_collect(cs, NB, r, int(gridDim.y), sum[k]));
     }
+  } else if constexpr (TAGGED) {
+    uint64_t* const words = reinterpret_cast<uint64_t*>(p.partials);
+#pragma unroll
+    for (int k = 0; k < RPT; ++k)
+      if (row[k] >= 0)
+        store_tagged(words + (int64_t(blockIdx.y) * p.m + row[k]) * kTaggedWords<T>, sum[k],
+                     p.part_tag);
   } else if (p.combine == Combine::Direct || gridDim.y == 1) {
     const T beta = p.scalars.get_beta();
 #pragma unroll
@@ -300,9 +397,11 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   }
 }
 
-template <typename T, int NB, int Q, bool VEC, bool CONJ, bool CLUSTER, bool INGRID>
-__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvTParams<T, INGRID> p) {
+template <typename T, int NB, int Q, bool VEC, bool CONJ, bool CLUSTER, bool INGRID,
+          bool TAGGED = false>
+__global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvTParams<T, INGRID, TAGGED> p) {
   static_assert(!(CLUSTER && INGRID), "a cluster's sums need no atomics");
+  static_assert(!(TAGGED && (CLUSTER || INGRID)), "tagged sums are the deterministic mode's");
   constexpr int V = kVecWidth<T>;
   constexpr int C = NB / Q;  // columns per warp
   const int lane = threadIdx.x, warp = threadIdx.y;
@@ -315,6 +414,8 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvTParams<T, INGRID> p
   auto panel = [] { return int64_t(blockIdx.y) + int64_t(blockIdx.z) * gridDim.y; };
   const int split = int(gridDim.x);
   if (panel() * NB >= p.n) return;  // the last z slice of panels may be partial (whole clusters)
+  // TAGGED: the reduction grid may launch once every block of this grid has started.
+  if constexpr (TAGGED) allow_dependent_launch();
   __shared__ uint64_t cluster_barrier;
   extern __shared__ __align__(16) unsigned char cluster_slots[];
   if constexpr (CLUSTER) {
@@ -472,6 +573,10 @@ __global__ void __launch_bounds__(Q * 32) gemv_t_kernel(GemvTParams<T, INGRID> p
       store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(),
                    cluster_sum_collect(cs, NB, warp * C + lane, split, sum));
     }
+  } else if constexpr (TAGGED) {
+    if (owner)
+      store_tagged(reinterpret_cast<uint64_t*>(p.partials) + (chunk * p.n + col) * kTaggedWords<T>,
+                   sum, p.part_tag);
   } else if (p.combine == Combine::Direct || split == 1) {
     if (owner) store_result(p.y + col * p.incy, alpha, p.scalars.get_beta(), sum);
   } else if (p.combine == Combine::Atomic) {
@@ -561,6 +666,24 @@ cudaError_t prepare_atomic_y(P& p, const Blas2Plan& plan, int64_t count, int64_t
   return cudaSuccess;
 }
 
+// Launches gemv_tagged_reduce_kernel behind a TAGGED GEMV grid of parameters p: `split`
+// parts of `count` elements.
+template <typename T>
+cudaError_t launch_tagged_reduce(const GemvParams<T>& p, unsigned tag, int64_t count, int split,
+                                 cudaStream_t stream) {
+  GemvTaggedReduceParams<T> r;
+  r.words = reinterpret_cast<const uint64_t*>(p.partials);
+  r.count = count;
+  r.split = split;
+  r.tag = tag;
+  r.y = p.y;
+  r.incy = p.incy;
+  r.scalars = p.scalars;
+  return launch_dependent(gemv_tagged_reduce_kernel<T>,
+                          dim3(unsigned((count + kTaggedReduceElements - 1) / kTaggedReduceElements)),
+                          dim3(kTaggedReduceThreads), stream, r);
+}
+
 // After the launch: the count the next call waits for starts from this call's target.
 template <typename P>
 void count_atomic_y(const P& p, const Blas2Plan& plan, cudaError_t launched) {
@@ -575,6 +698,9 @@ struct GemvN {
   }
   static size_t workspace_bytes(const Blas2Call& c, int y) {
     return y <= 1 ? 0 : size_t(y) * size_t(c.m) * sizeof(T);
+  }
+  static size_t tagged_workspace_bytes(const Blas2Call& c, int y, size_t l2_bytes) {
+    return gemv_tagged_bytes<T>(y, c.m, l2_bytes);
   }
   // Columns per split block: a whole number of groups of Q x kGemvNUnroll columns, so that
   // only the last block runs the one-column tail loop (a split of 64 at n = 10112 gave 158
@@ -600,6 +726,16 @@ struct GemvN {
       if (e != cudaSuccess) return e;
     }
     const dim3 block(NB / kVecWidth<T>, Q);
+    if (p.combine == Combine::Ordered && plan.part_tag != 0) {  // tagged parts (dispatch)
+      GemvNTaggedParams<T> t;
+      static_cast<GemvNParams<T>&>(t) = p;
+      t.part_tag = plan.part_tag;
+      const cudaError_t e =
+          launch_gemv<T>(pick_kernel<false, true>(call.vector_loads), grid, block,
+                         dim3(1, unsigned(split)), NB, plan.stream, t, false, large_clusters_[0]);
+      if (e != cudaSuccess) return e;
+      return launch_tagged_reduce<T>(t, t.part_tag, call.m, int(split), plan.stream);
+    }
     auto kernel = p.combine == Combine::Cluster ? pick_kernel<true>(call.vector_loads)
                                                 : pick_kernel<false>(call.vector_loads);
     const cudaError_t e =
@@ -610,9 +746,10 @@ struct GemvN {
   }
 
  private:
-  template <bool CLUSTER>
+  template <bool CLUSTER, bool TAGGED = false>
   static auto pick_kernel(bool vector_loads) {
-    return vector_loads ? gemv_n_kernel<T, NB, Q, true, CLUSTER> : gemv_n_kernel<T, NB, Q, false, CLUSTER>;
+    return vector_loads ? gemv_n_kernel<T, NB, Q, true, CLUSTER, TAGGED>
+                        : gemv_n_kernel<T, NB, Q, false, CLUSTER, TAGGED>;
   }
   static inline DeviceFlags large_clusters_[2];  // per cluster kernel (element or vector loads)
 };
@@ -634,6 +771,9 @@ struct GemvT {
   }
   static size_t workspace_bytes(const Blas2Call& c, int y) {
     return y <= 1 ? 0 : size_t(y) * size_t(c.n) * sizeof(T);
+  }
+  static size_t tagged_workspace_bytes(const Blas2Call& c, int y, size_t l2_bytes) {
+    return gemv_tagged_bytes<T>(y, c.n, l2_bytes);
   }
   static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
     const int64_t split = plan.y_split < 1 ? 1 : plan.y_split;
@@ -661,6 +801,16 @@ struct GemvT {
         return e;
       }
     }
+    if (base.combine == Combine::Ordered && plan.part_tag != 0) {  // tagged parts (dispatch)
+      GemvTTaggedParams<T> t;
+      static_cast<GemvParams<T>&>(t) = base;
+      t.part_tag = plan.part_tag;
+      const cudaError_t e =
+          launch_gemv<T>(pick_kernel<false, false, true>(call.vector_loads, conj), grid, block,
+                         dim3(unsigned(split)), NB, plan.stream, t, false, flags);
+      if (e != cudaSuccess) return e;
+      return launch_tagged_reduce<T>(t, t.part_tag, call.n, int(split), plan.stream);
+    }
     if (base.combine == Combine::Atomic) {
       const cudaError_t e =
           launch_scale_vector(call.n, base.y, base.incy, base.scalars, plan.stream);
@@ -674,13 +824,14 @@ struct GemvT {
   }
 
  private:
-  template <bool CLUSTER, bool INGRID>
+  template <bool CLUSTER, bool INGRID, bool TAGGED = false>
   static auto pick_kernel(bool vector_loads, bool conj) {
     constexpr bool kComplex = ScalarTraits<T>::kComplex;
-    return vector_loads ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex, CLUSTER, INGRID>
-                                : gemv_t_kernel<T, NB, Q, true, false, CLUSTER, INGRID>)
-                        : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex, CLUSTER, INGRID>
-                                : gemv_t_kernel<T, NB, Q, false, false, CLUSTER, INGRID>);
+    return vector_loads
+               ? (conj ? gemv_t_kernel<T, NB, Q, true, kComplex, CLUSTER, INGRID, TAGGED>
+                       : gemv_t_kernel<T, NB, Q, true, false, CLUSTER, INGRID, TAGGED>)
+               : (conj ? gemv_t_kernel<T, NB, Q, false, kComplex, CLUSTER, INGRID, TAGGED>
+                       : gemv_t_kernel<T, NB, Q, false, false, CLUSTER, INGRID, TAGGED>);
   }
   static inline DeviceFlags large_clusters_[4];  // per cluster kernel (loads, conjugation)
 };

@@ -14,7 +14,8 @@
 //
 // Combine: atomics mode adds every contribution into y (scaled by beta first); the
 // deterministic mode writes them to a workspace and symv_reduce_kernel adds them per row
-// in a fixed order.
+// in a fixed order. TAGGED (float): the parts carry the call's tag (store_tagged), and the
+// reduction runs alongside the main grid's last blocks, each row once its parts are in.
 //
 // Offsets: the operated matrix may start row_shift rows and columns after an aligned
 // element of the full matrix; tiles are laid out from that aligned element ("physical"
@@ -50,6 +51,27 @@ struct SymvParams {
   T* row_parts;  // [nt (nt - 1) / 2][NB], by tile index hi (hi - 1) / 2 + lo
 };
 
+// The TAGGED kernels' parameters: the parts arrays hold 8-byte tagged words (col_parts and
+// row_parts point at such arrays), and this is the call's tag. (A struct of its own: grown
+// parameters alone moved the allocation of the float kernels without tags, as they did the
+// GEMV kernels'.)
+template <typename T>
+struct SymvTaggedParams : SymvParams<T> {
+  unsigned part_tag;
+};
+template <typename T, bool TAGGED>
+using SymvKernelParams = std::conditional_t<TAGGED, SymvTaggedParams<T>, SymvParams<T>>;
+
+// The element type of the parts arrays (TAGGED: one part is kTaggedWords<T> of them).
+template <typename T, bool TAGGED>
+using SymvPart = std::conditional_t<TAGGED, uint64_t, T>;
+
+// Stores partial sum v as part `index` of an array of tagged words.
+template <typename T>
+__device__ __forceinline__ void put_tagged_part(T* parts, int64_t index, T v, unsigned tag) {
+  store_tagged(reinterpret_cast<uint64_t*>(parts) + index * kTaggedWords<T>, v, tag);
+}
+
 __host__ __device__ __forceinline__ int64_t symv_tile_count(int64_t nt, int64_t c, bool upper) {
   return upper ? c + 1 : nt - c;
 }
@@ -65,13 +87,13 @@ constexpr bool symv_diag_in_smem() {
 // memory with cp.async, STAGES - 1 tiles ahead, each thread copying and reading back only
 // its own vectors (so no barrier guards the stages), instead of the register double buffer
 // that keeps one tile in flight per block.
-template <typename T, int NB, int Q, bool VEC, bool HERM, int STAGES = 0>
+template <typename T, int NB, int Q, bool VEC, bool HERM, int STAGES = 0, bool TAGGED = false>
 // Blocks per SM the register allocation must allow (<= 128 registers at 256 threads x 2 or
 // 128 x 4; <= 168 at 128 x 3 for 16-byte elements): a block keeps one tile of loads in
 // flight across its per-tile barrier, so a few blocks per SM are needed to cover latency.
 __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
                                   (NB / kVecWidth<T> * Q >= 256 ? 2 : sizeof(T) == 16 ? 3 : 4))
-    symv_kernel(SymvParams<T> p) {
+    symv_kernel(SymvKernelParams<T, TAGGED> p) {
   constexpr int V = kVecWidth<T>;
   constexpr int TX = NB / V;
   constexpr int CPT = NB / Q;  // columns per thread
@@ -103,6 +125,9 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
   __shared__ T x_cols[NB];
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = tx + ty * TX;
+  // TAGGED: the reduction grid, a programmatic dependent of this one, may launch once every
+  // block of this grid has started; it waits for each part's tag, not for this grid's end.
+  if constexpr (TAGGED) allow_dependent_launch();
   const int64_t np = p.n + p.row_shift;
   const int64_t nt = (np + NB - 1) / NB;
   // Register plan, by element size (measured, docs/blas2.md v10). The 8-byte instances (d,
@@ -293,7 +318,10 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
           if (!is_zero(alpha)) atomic_add(p.y + li * p.incy, mul(alpha, s));
         } else {
           const int64_t hi = r > c ? r : c, lo = r > c ? c : r;
-          store_partial(p.row_parts + (hi * (hi - 1) / 2 + lo) * NB + tid, s);
+          if constexpr (TAGGED)
+            put_tagged_part(p.row_parts, (hi * (hi - 1) / 2 + lo) * NB + tid, s, p.part_tag);
+          else
+            store_partial(p.row_parts + (hi * (hi - 1) / 2 + lo) * NB + tid, s);
         }
       }
     }
@@ -502,7 +530,10 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
       if (p.atomic) {
         if (!is_zero(a)) atomic_add(p.y + lj * p.incy, mul(a, s));
       } else {
-        store_partial(p.col_parts + (col * p.chunks_max + chunk) * NB + tid, s);
+        if constexpr (TAGGED)
+          put_tagged_part(p.col_parts, (col * p.chunks_max + chunk) * NB + tid, s, p.part_tag);
+        else
+          store_partial(p.col_parts + (col * p.chunks_max + chunk) * NB + tid, s);
       }
     }
   }
@@ -518,10 +549,15 @@ __global__ void __launch_bounds__(NB / kVecWidth<T> * Q,
 // few latencies. Launched as a programmatic dependent of symv_kernel: its blocks may be
 // resident before the main grid ends and wait for its partial sums here.
 //
+// TAGGED (float parts in tagged words): the main grid lets this one launch once all its
+// blocks have started, and each load waits for its word to carry the call's tag, so rows
+// whose parts are in are summed while the main grid's last blocks still run.
+//
 // A block's rows are whole 128-byte lines of every part (at least 16 rows), so that once it
 // has read them it can drop those lines from L2: nothing reads them again, and their
 // write-back to DRAM would take bandwidth from the next call. The drops cost instructions
-// and pay only for partials of a quarter of L2 or more (measured, docs/blas2.md v11).
+// and pay only for partials of a quarter of L2 or more (measured, docs/blas2.md v11); tagged
+// parts are never dropped (SymvFamily::tagged_workspace_bytes).
 constexpr int kSymvReduceParts = 16;
 template <typename T, int NB>
 constexpr int symv_reduce_rows() {
@@ -535,16 +571,17 @@ constexpr int symv_reduce_threads() {
 
 // Blocks of 512 threads (float) are held to two per SM, so that the reduction of n = 8192
 // is one wave of them.
-template <typename T, int NB>
+template <typename T, int NB, bool TAGGED = false>
 __global__ void __launch_bounds__(symv_reduce_threads<T, NB>(),
                                   symv_reduce_threads<T, NB>() >= 512 ? 2 : 1)
-    symv_reduce_kernel(SymvParams<T> p, bool discard_parts) {
+    symv_reduce_kernel(SymvKernelParams<T, TAGGED> p, bool discard_parts) {
+  using Part = SymvPart<T, TAGGED>;
   constexpr int R = symv_reduce_rows<T, NB>();  // rows per block
   constexpr int P = kSymvReduceParts;           // threads per row
   static_assert(NB % R == 0, "whole rows per reduction block");
   // Lines whose rows all belong to this block (in every part) may be dropped by it.
   constexpr int kRowsPerLine = int(128 / sizeof(T));
-  constexpr bool kOwnsLines = NB * sizeof(T) % 128 == 0 && R % kRowsPerLine == 0;
+  constexpr bool kOwnsLines = !TAGGED && NB * sizeof(T) % 128 == 0 && R % kRowsPerLine == 0;
   __shared__ T sums[P][R];
   const int r = threadIdx.x % R, part = threadIdx.x / R;
   const int64_t np = p.n + p.row_shift;
@@ -557,25 +594,46 @@ __global__ void __launch_bounds__(symv_reduce_threads<T, NB>(),
   const int64_t cc = (symv_tile_count(nt, rb, p.upper) + S - 1) / S;
   // Row parts (tiles (rb, c), c != rb, in tile order): lower c < rb, upper c > rb.
   const int64_t rc = p.upper ? nt - 1 - rb : rb;
-  auto part_ptr = [&](int64_t k) -> const T* {
-    if (k < cc) return p.col_parts + col_base + k * NB + loc;
+  const Part* const col_parts = reinterpret_cast<const Part*>(p.col_parts);
+  const Part* const row_parts = reinterpret_cast<const Part*>(p.row_parts);
+  constexpr int W = TAGGED ? kTaggedWords<T> : 1;  // array elements per part
+  auto part_ptr = [&](int64_t k) -> const Part* {
+    if (k < cc) return col_parts + (col_base + k * NB + loc) * W;
     k -= cc;
-    if (!p.upper) return p.row_parts + (rb * (rb - 1) / 2 + k) * NB + loc;
+    if (!p.upper) return row_parts + ((rb * (rb - 1) / 2 + k) * NB + loc) * W;
     const int64_t c = rb + 1 + k;
-    return p.row_parts + (c * (c - 1) / 2 + rb) * NB + loc;
+    return row_parts + ((c * (c - 1) / 2 + rb) * NB + loc) * W;
   };
   const int64_t items = cc + rc;
-  const int64_t k0 = items * part / P, k1 = items * (part + 1) / P;
-  wait_for_preceding_kernel();
+  const int64_t k0 = items * part / P;
+  int64_t k1 = items * (part + 1) / P;
+  if constexpr (TAGGED) {
+    // The main kernel stores parts only for rows inside [0, n): the rows of the last block
+    // row past n (and, with an offset, before 0) have none to wait for.
+    const int64_t i = rb * NB + loc - p.row_shift;
+    if (i < 0 || i >= p.n) k1 = k0;
+  } else {
+    wait_for_preceding_kernel();
+  }
   T s = zero<T>();
   constexpr int kBatch = 8;
   for (int64_t k = k0; k < k1; k += kBatch) {
-    T v[kBatch];
+    if constexpr (TAGGED) {
+      TaggedWords<T> w[kBatch];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) v[u] = k + u < k1 ? __ldcg(part_ptr(k + u)) : zero<T>();
+      for (int u = 0; u < kBatch; ++u)
+        if (k + u < k1) w[u] = load_tagged<T>(part_ptr(k + u));
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (k + u < k1) s = add(s, v[u]);
+      for (int u = 0; u < kBatch; ++u)
+        if (k + u < k1) s = add(s, await_tagged<T>(part_ptr(k + u), w[u], p.part_tag));
+    } else {
+      T v[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) v[u] = k + u < k1 ? __ldcg(part_ptr(k + u)) : zero<T>();
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+        if (k + u < k1) s = add(s, v[u]);
+    }
   }
   sums[part][r] = s;
   __syncthreads();
@@ -602,20 +660,45 @@ struct SymvFamily {
       STAGES == 0 ? 0
                   : (STAGES - 1) * NB * NB * int(sizeof(T)) +
                         std::max(NB * NB, kColSumRows * (NB + 1)) * int(sizeof(T));
-  static inline DeviceFlags stage_limit_raised_;  // per device: the staged kernel's limit set
+  // Per device and kernel (untagged, tagged): the staged kernel's shared-memory limit set.
+  static inline DeviceFlags stage_limit_raised_[2];
+  // The float instances' deterministic mode can tag its parts (symv_reduce_kernel).
+  static constexpr bool kTaggable = std::is_same_v<T, float>;
   static int64_t tiles(const Blas2Call& c) { return (c.n + c.row_shift + NB - 1) / NB; }
   static int64_t panels(const Blas2Call& c) { return tiles(c); }
   static int64_t split_units(const Blas2Call& c) { return tiles(c); }
   static int64_t chunks_max(const Blas2Call& c, int s) { return (tiles(c) + s - 1) / s; }
-  static size_t workspace_bytes(const Blas2Call& c, int s) {
+  static int64_t part_count(const Blas2Call& c, int s) {
     if (s < 1) s = 1;
     const int64_t nt = tiles(c);
-    return size_t(nt * chunks_max(c, s) + nt * (nt - 1) / 2) * NB * sizeof(T);
+    return (nt * chunks_max(c, s) + nt * (nt - 1) / 2) * NB;
+  }
+  static size_t workspace_bytes(const Blas2Call& c, int s) {
+    return size_t(part_count(c, s)) * sizeof(T);
+  }
+  // Bytes of tagged parts for this call, or 0 where the parts are not to be tagged: other
+  // element types, and parts of a quarter of L2 or more, which the untagged reduction drops
+  // from L2 once read (a tagged word is never dropped: its line's older copy in DRAM could
+  // carry a tag again after the tags wrap).
+  static size_t tagged_workspace_bytes(const Blas2Call& c, int s, size_t l2_bytes) {
+    if (!kTaggable) return 0;
+    const size_t bytes = size_t(part_count(c, s)) * kTaggedWords<T> * sizeof(uint64_t);
+    return bytes * 4 < l2_bytes ? bytes : 0;
   }
   static cudaError_t launch(const Blas2Call& call, const Blas2Plan& plan) {
+    if constexpr (kTaggable) {
+      if (!plan.atomics && plan.part_tag != 0) return launch_with<true>(call, plan);
+    }
+    return launch_with<false>(call, plan);
+  }
+
+ private:
+  template <bool TAGGED>
+  static cudaError_t launch_with(const Blas2Call& call, const Blas2Plan& plan) {
+    using Part = SymvPart<T, TAGGED>;
     const int s = plan.y_split < 1 ? 1 : plan.y_split;
     const int64_t nt = tiles(call);
-    SymvParams<T> p;
+    SymvKernelParams<T, TAGGED> p;
     p.row_shift = call.row_shift;
     p.lda = call.lda;
     p.B = static_cast<const T*>(call.A) - call.row_shift * (1 + call.lda);
@@ -629,8 +712,10 @@ struct SymvFamily {
     p.incy = call.incy;
     p.scalars = scalars_of<T>(call);
     p.atomic = plan.atomics;
-    p.col_parts = static_cast<T*>(plan.workspace);
-    p.row_parts = p.col_parts + nt * p.chunks_max * NB;
+    Part* const parts = static_cast<Part*>(plan.workspace);
+    p.col_parts = reinterpret_cast<T*>(parts);
+    p.row_parts = reinterpret_cast<T*>(parts + nt * p.chunks_max * NB * (TAGGED ? kTaggedWords<T> : 1));
+    if constexpr (TAGGED) p.part_tag = plan.part_tag;
     // Checked before anything is launched, so that a refused call leaves y as it was.
     if (nt > kMaxGridDimY) return cudaErrorInvalidConfiguration;  // n > 2M: A would not fit in memory
     if (p.atomic) {
@@ -639,14 +724,15 @@ struct SymvFamily {
     }
     const dim3 grid(unsigned(p.chunks_max), unsigned(nt));
     const dim3 block(NB / kVecWidth<T>, Q);
-    void (*kernel)(SymvParams<T>) = call.vector_loads
-                                        ? symv_kernel<T, NB, Q, true, HERM, STAGES>
-                                        : symv_kernel<T, NB, Q, false, HERM, 0>;
+    void (*kernel)(SymvKernelParams<T, TAGGED>) = call.vector_loads
+                                        ? symv_kernel<T, NB, Q, true, HERM, STAGES, TAGGED>
+                                        : symv_kernel<T, NB, Q, false, HERM, 0, TAGGED>;
     // Only the 16-byte aligned kernel is staged (the other takes the register path).
     size_t smem = 0;
     if (STAGES > 0 && call.vector_loads) {
-      const cudaError_t attr = allow_dynamic_shared_memory(
-          symv_kernel<T, NB, Q, true, HERM, STAGES>, kStageBytes, stage_limit_raised_);
+      const cudaError_t attr =
+          allow_dynamic_shared_memory(symv_kernel<T, NB, Q, true, HERM, STAGES, TAGGED>,
+                                      kStageBytes, stage_limit_raised_[TAGGED ? 1 : 0]);
       if (attr != cudaSuccess) return attr;
       smem = size_t(kStageBytes);
     }
@@ -664,9 +750,9 @@ struct SymvFamily {
     // The parts' lines can be dropped where they start on a 128-byte boundary (a part is a
     // whole number of lines): not so in a workspace the caller gave with less alignment.
     // Only partials of a quarter of L2 or more are dropped (see symv_reduce_kernel).
-    const bool discard_parts = reinterpret_cast<uintptr_t>(p.col_parts) % 128 == 0 &&
+    const bool discard_parts = !TAGGED && reinterpret_cast<uintptr_t>(p.col_parts) % 128 == 0 &&
                                workspace_bytes(call, s) * 4 >= plan.l2_bytes;
-    return launch_dependent(symv_reduce_kernel<T, NB>, dim3(reduce_blocks),
+    return launch_dependent(symv_reduce_kernel<T, NB, TAGGED>, dim3(reduce_blocks),
                             dim3(symv_reduce_threads<T, NB>()), plan.stream, p, discard_parts);
   }
 };

@@ -13,4 +13,11 @@ namespace aegis::detail {
 // (if given) receives the size of the memory returned, at least `bytes`.
 void* call_scratch(aegisContext* h, size_t bytes, size_t* capacity = nullptr);
 
+// The handle's buffer of tagged partial sums (level 2, deterministic mode: GEMV split sums,
+// float SYMV), at least `bytes`, and in *tag a tag no word of it carries yet: every call takes
+// the next one. The buffer is grown with cudaMallocAsync on the handle's stream and zeroed on
+// it when made, and again before the tags wrap around (tags start at 1; 0 is no call's).
+// nullptr when it cannot be had (the CUDA error is cleared).
+void* tagged_parts(aegisContext* h, size_t bytes, unsigned* tag);
+
 }  // namespace aegis::detail

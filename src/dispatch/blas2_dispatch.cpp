@@ -254,7 +254,21 @@ aegisStatus_t run_blas2(aegisContext* h, const char* routine, Precision precisio
     plan.y_scaled = h->blas2_y_scaled;
     plan.y_scaled_issued = &h->blas2_y_scaled_issued;
   }
-  if (!plan.atomics && !plan.cluster_sum) {
+  // Deterministic sums whose parts may be tagged (GEMV split sums that do not meet in a
+  // cluster, float SYMV): the reduction runs alongside the main kernel. Not in a graph: its
+  // replays would repeat the captured tag, which the parts of the previous replay carry.
+  const size_t tagged_bytes =
+      !plan.atomics && !plan.cluster_sum
+          ? choice.instance->tagged_workspace_bytes(call, choice.y_split, h->l2_bytes)
+          : 0;
+  // (Where the buffer cannot be had, the untagged reduction serves.)
+  void* const tagged = tagged_bytes > 0 && !stream_is_capturing(h->stream)
+                           ? detail::tagged_parts(h, tagged_bytes, &plan.part_tag)
+                           : nullptr;
+  if (tagged) {
+    plan.workspace = tagged;
+    plan.workspace_bytes = tagged_bytes;
+  } else if (!plan.atomics && !plan.cluster_sum) {
     const size_t need = choice.instance->workspace_bytes(call, choice.y_split);
     if (need > 0) {
       // Partial sums larger than the workspace (SYMV at large n) go to the handle's

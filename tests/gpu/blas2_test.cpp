@@ -645,6 +645,28 @@ TYPED_TEST(Blas2Gemv, LargeSplitDeterministic) {
   }
 }
 
+// A non-blocking stream set on the handle for one test's calls; the handle goes back to the
+// default stream, and the stream is destroyed, when the test ends (also on a failed ASSERT).
+class HandleStream {
+ public:
+  explicit HandleStream(aegisHandle_t h) : h_(h) {
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+    check_cuda(aegisSetStream(h_, stream_) == AEGIS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown,
+               "aegisSetStream");
+  }
+  ~HandleStream() {
+    aegisSetStream(h_, nullptr);
+    cudaStreamDestroy(stream_);
+  }
+  HandleStream(const HandleStream&) = delete;
+  HandleStream& operator=(const HandleStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  aegisHandle_t h_;
+  cudaStream_t stream_ = nullptr;
+};
+
 // Atomics mode: GEMV's y is scaled by beta inside the grid, against a count on the handle
 // that only grows. Calls queued back to back with nothing between them (each one's count
 // target following the last), forced splits so that many blocks add into every element, then
@@ -652,9 +674,8 @@ TYPED_TEST(Blas2Gemv, LargeSplitDeterministic) {
 TYPED_TEST(Blas2Gemv, AtomicsModeBackToBackAndInGraphs) {
   using T = TypeParam;
   ASSERT_EQ(aegisSetReductionMode(this->h_, AEGIS_REDUCTION_ATOMICS), AEGIS_STATUS_SUCCESS);
-  cudaStream_t stream = nullptr;
-  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  ASSERT_EQ(aegisSetStream(this->h_, stream), AEGIS_STATUS_SUCCESS);
+  const HandleStream handle_stream(this->h_);
+  const cudaStream_t stream = handle_stream.get();
   size_t index = 0;
   std::vector<Blas2Case> cases;
   for (Blas2Kind kind : gemv_kinds(kIsComplex<T>))
@@ -686,8 +707,109 @@ TYPED_TEST(Blas2Gemv, AtomicsModeBackToBackAndInGraphs) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  ASSERT_EQ(aegisSetStream(this->h_, nullptr), AEGIS_STATUS_SUCCESS);
-  cudaStreamDestroy(stream);
+}
+
+// p's call captured into a graph on `stream` and replayed three times, then called directly
+// again: whether each gave the bits of `direct` (the same call made directly before). Outside
+// a graph the deterministic sums may take the tagged parts (a new tag every call); in a graph,
+// whose replays would repeat the captured tag, they take the untagged way, in the same order.
+template <typename T>
+::testing::AssertionResult graph_replays_match(aegisHandle_t h, cudaStream_t stream,
+                                               const Blas2Problem<T>& p, const std::vector<T>& direct) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  const aegisStatus_t captured = p.call(h);
+  check_cuda(cudaStreamEndCapture(stream, &graph), "end capture");
+  if (captured != AEGIS_STATUS_SUCCESS)
+    return ::testing::AssertionFailure() << "capture: " << aegisGetLastErrorString(h);
+  check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  ::testing::AssertionResult result = ::testing::AssertionSuccess();
+  for (int replay = 0; replay < 3 && result; ++replay) {
+    p.reset_y();
+    check_cuda(cudaGraphLaunch(exec, stream), "graph launch");
+    check_cuda(cudaStreamSynchronize(stream), "graph replay");
+    if (std::memcmp(p.result().data(), direct.data(), sizeof(T) * direct.size()) != 0)
+      result = ::testing::AssertionFailure() << "graph replay " << replay << " gave other bits than the direct call";
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  if (!result) return result;
+  p.reset_y();
+  if (p.call(h) != AEGIS_STATUS_SUCCESS)
+    return ::testing::AssertionFailure() << "direct call after the graph: " << aegisGetLastErrorString(h);
+  check_cuda(cudaStreamSynchronize(stream), "direct call after the graph");
+  if (std::memcmp(p.result().data(), direct.data(), sizeof(T) * direct.size()) != 0)
+    return ::testing::AssertionFailure() << "a direct call after the graph gave other bits";
+  return result;
+}
+
+// Deterministic GEMV split sums: calls of different shapes and splits queued back to back
+// (outside a graph each call's parts carry a new tag, in a buffer the calls before it left
+// with older ones and which grows between them; the reduction kernel adds them as they land),
+// splits of at most 8 parts, of more, and of more than the 64 parts of one pass of the
+// reduction kernel; then each call captured into a graph (the last block of a panel adds the
+// parts there), whose replays must give the direct call's bits.
+TYPED_TEST(Blas2Gemv, DeterministicBackToBackAndInGraphs) {
+  using T = TypeParam;
+  ASSERT_EQ(aegisSetReductionMode(this->h_, AEGIS_REDUCTION_DETERMINISTIC), AEGIS_STATUS_SUCCESS);
+  ASSERT_EQ(aegisSetBlas2SumsOverride(this->h_, AEGIS_BLAS2_SUMS_WORKSPACE), AEGIS_STATUS_SUCCESS);
+  const HandleStream handle_stream(this->h_);
+  const cudaStream_t stream = handle_stream.get();
+  struct Shape {
+    int64_t m, n;
+    int y;
+  };
+  size_t index = 0;
+  std::vector<std::unique_ptr<Blas2Problem<T>>> problems;
+  std::vector<std::pair<std::string, int>> forced;
+  for (Blas2Kind kind : gemv_kinds(kIsComplex<T>)) {
+    const bool n_kernel = kind == Blas2Kind::GemvN;
+    const std::vector<Shape> shapes = n_kernel ? std::vector<Shape>{{700, 900, 4}, {300, 5000, 70}, {1500, 300, 13}}
+                                               : std::vector<Shape>{{900, 700, 4}, {20000, 40, 70}, {300, 1500, 13}};
+    for (const Shape& shape : shapes) {
+      const std::string config = gemv_configs<T>(n_kernel ? "gemv_n" : "gemv_t").front();
+      ASSERT_EQ(aegisSetBlas2Override(this->h_, config.c_str(), shape.y), AEGIS_STATUS_SUCCESS);
+      problems.push_back(std::make_unique<Blas2Problem<T>>(make_case<T>(kind, shape.m, shape.n, index),
+                                                           case_seed(this->seed_, index)));
+      forced.emplace_back(config, shape.y);
+      ++index;
+      ASSERT_EQ(problems.back()->call(this->h_), AEGIS_STATUS_SUCCESS) << aegisGetLastErrorString(this->h_);
+      int used_y = 0;
+      aegisGetLastBlas2Choice(this->h_, nullptr, &used_y);
+      EXPECT_GT(used_y, 1) << config << " m " << shape.m << " n " << shape.n;
+    }
+  }
+  for (const auto& p : problems) EXPECT_TRUE(p->verify("deterministic, back to back"));
+  for (size_t i = 0; i < problems.size(); ++i) {
+    ASSERT_EQ(aegisSetBlas2Override(this->h_, forced[i].first.c_str(), forced[i].second), AEGIS_STATUS_SUCCESS);
+    EXPECT_TRUE(graph_replays_match(this->h_, stream, *problems[i], problems[i]->result()))
+        << forced[i].first << " Y " << forced[i].second;
+  }
+  ASSERT_EQ(aegisSetBlas2Override(this->h_, nullptr, 0), AEGIS_STATUS_SUCCESS);
+  ASSERT_EQ(aegisSetBlas2SumsOverride(this->h_, AEGIS_BLAS2_SUMS_AUTO), AEGIS_STATUS_SUCCESS);
+}
+
+// Deterministic SYMV/HEMV: calls of different sizes queued back to back (float: each call's
+// parts carry a new tag in a buffer the calls before it left with older ones, and which
+// grows between them), then each call captured into a graph (no tags there: a replay repeats
+// its tag), whose replays must give the direct call's bits.
+TYPED_TEST(Blas2Symv, DeterministicBackToBackAndInGraphs) {
+  using T = TypeParam;
+  ASSERT_EQ(aegisSetReductionMode(this->h_, AEGIS_REDUCTION_DETERMINISTIC), AEGIS_STATUS_SUCCESS);
+  const HandleStream handle_stream(this->h_);
+  const cudaStream_t stream = handle_stream.get();
+  size_t index = 0;
+  std::vector<std::unique_ptr<Blas2Problem<T>>> problems;
+  for (Blas2Kind kind : symv_kinds(kIsComplex<T>))
+    for (const auto& [n, upper] : {std::pair<int64_t, bool>{700, false}, {2500, true}, {130, false}, {3001, false}}) {
+      Blas2Case c = make_case<T>(kind, n, n, index);
+      c.upper = upper;
+      problems.push_back(std::make_unique<Blas2Problem<T>>(c, case_seed(this->seed_, index++)));
+      ASSERT_EQ(problems.back()->call(this->h_), AEGIS_STATUS_SUCCESS) << aegisGetLastErrorString(this->h_);
+    }
+  for (const auto& p : problems) EXPECT_TRUE(p->verify("deterministic, back to back"));
+  for (const auto& p : problems) EXPECT_TRUE(graph_replays_match(this->h_, stream, *p, p->result()));
 }
 
 // Small cases of every routine, for compute-sanitizer memcheck.

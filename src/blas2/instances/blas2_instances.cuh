@@ -39,6 +39,7 @@
       nb,                                                                               \
       q,                                                                                \
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::workspace_bytes,              \
+      &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::tagged_workspace_bytes,       \
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::panels,                       \
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::split_units,                  \
       &AEGIS_BLAS2_FAMILY_##family(AEGIS_BLAS2_T, nb, q)::launch},
