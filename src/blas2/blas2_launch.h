@@ -83,7 +83,8 @@ struct Blas2Instance {
   // Bytes of workspace the deterministic reduction needs for this call and y_split.
   size_t (*workspace_bytes)(const Blas2Call& call, int y_split);
   // Bytes of tagged partial sums where the deterministic reduction may run alongside the
-  // main kernel (float SYMV, symv_kernel.cuh), else 0; l2_bytes: the device's L2.
+  // main kernel (GEMV split sums; float SYMV, symv_kernel.cuh), else 0; l2_bytes: the
+  // device's L2.
   size_t (*tagged_workspace_bytes)(const Blas2Call& call, int y_split, size_t l2_bytes);
   // Number of thread-block panels whose partial sums meet (counters needed).
   int64_t (*panel_count)(const Blas2Call& call);

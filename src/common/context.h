@@ -67,8 +67,9 @@ struct aegisContext {
   // counters; it only grows) and the count the last call's blocks waited for.
   unsigned* blas2_y_scaled = nullptr;
   unsigned blas2_y_scaled_issued = 0;
-  // Deterministic float SYMV: the buffer of tagged partial sums (only those kernels write
-  // it; tagged_parts in common/scratch.h) and the tag of the last call that used it.
+  // Deterministic GEMV split sums and float SYMV: the buffer of tagged partial sums (only
+  // those kernels write it; tagged_parts in common/scratch.h) and the tag of the last call
+  // that used it.
   void* blas2_tagged_parts = nullptr;
   size_t blas2_tagged_parts_bytes = 0;
   unsigned blas2_part_tag = 0;
