@@ -453,9 +453,15 @@ AEGIS_API aegisStatus_t aegisSetBlas2SumsOverride(aegisHandle_t handle, aegisBla
  * atomics-mode GEMV whose split met in a cluster, AUTO otherwise (one block per panel,
  * atomic adds, SYMV/HEMV, no work). */
 AEGIS_API aegisStatus_t aegisGetLastBlas2Sums(aegisHandle_t handle, aegisBlas2Sums_t* sums);
-/* Name of the tuning table dispatch uses on this handle's device ("default" if the device
- * has no table of its own). */
+/* Name of the tuning table dispatch uses on this handle: its device's ("default" if the
+ * device has no table of its own) unless aegisSetTuningTable named another. */
 AEGIS_API const char* aegisGetTuningTableName(aegisHandle_t handle);
+/* Makes every following call on this handle choose its kernels from the tuning table called
+ * `name` ("h200", "default") instead of its device's: to run one GPU's tuned choices on
+ * another GPU of the same architecture (an H200's table on an H100, say), or to compare
+ * tables. name = NULL returns to the device's table. An unknown name gives
+ * AEGIS_STATUS_INVALID_VALUE, and the table in use stays. */
+AEGIS_API aegisStatus_t aegisSetTuningTable(aegisHandle_t handle, const char* name);
 
 #ifdef __cplusplus
 }

@@ -176,4 +176,17 @@ const char* aegisGetTuningTableName(aegisHandle_t handle) {
   return handle->tuning->name;
 }
 
+aegisStatus_t aegisSetTuningTable(aegisHandle_t handle, const char* name) {
+  if (!handle) return AEGIS_STATUS_NOT_INITIALIZED;
+  const aegis::dispatch::TuningTable* table =
+      name ? aegis::dispatch::find_tuning_table_by_name(name)
+           : aegis::dispatch::find_tuning_table(handle->device_name.c_str());
+  if (!table)
+    return invalid_argument(handle, "aegisSetTuningTable", 2,
+                            "(name = \"%s\") is not a tuning table of this build (%s)", name,
+                            aegis::dispatch::tuning_table_names().c_str());
+  handle->tuning = table;
+  return AEGIS_STATUS_SUCCESS;
+}
+
 }  // extern "C"

@@ -3,6 +3,8 @@
 // adding a table file and one line in tuning_tables.cpp, not code.
 #pragma once
 
+#include <string>
+
 #include "aegis/aegis.h"
 
 namespace aegis::dispatch {
@@ -44,6 +46,12 @@ struct TuningTable {
 
 // The first table whose device_match occurs in device_name; the default table otherwise.
 const TuningTable* find_tuning_table(const char* device_name);
+
+// The table called `name` ("h200", "default"); nullptr if this build has none of that name.
+const TuningTable* find_tuning_table_by_name(const char* name);
+
+// The names of the built tables, in lookup order, separated by ", ": for error messages.
+std::string tuning_table_names();
 
 // The row of `table` for shape_class (the table's first row if it has none for it).
 const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class);

@@ -52,6 +52,18 @@ const TuningTable* find_tuning_table(const char* device_name) {
   return &kTables[sizeof(kTables) / sizeof(kTables[0]) - 1];
 }
 
+const TuningTable* find_tuning_table_by_name(const char* name) {
+  for (const TuningTable& t : kTables)
+    if (name && std::strcmp(t.name, name) == 0) return &t;
+  return nullptr;
+}
+
+std::string tuning_table_names() {
+  std::string names;
+  for (const TuningTable& t : kTables) names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
+}
+
 const SgemmTuningRow& sgemm_row(const TuningTable& table, aegisShapeClass_t shape_class) {
   return find_row(table.sgemm_rows, table.sgemm_row_count, shape_class);
 }

@@ -612,8 +612,7 @@ TEST_F(Blas2Dispatch, ChoiceFollowsTheH200TableRows) {
   // the table that serves it (blas2_row).
   using namespace aegis::blas2;
   using aegis::dispatch::blas2_row;
-  h_->tuning = aegis::dispatch::find_tuning_table("NVIDIA H200");
-  ASSERT_NE(h_->tuning, nullptr);
+  ASSERT_EQ(aegisSetTuningTable(h_, "h200"), AEGIS_STATUS_SUCCESS) << last_error();
   h_->cc_major = 9;
   h_->blas2_counter_count = aegis::detail::kBlas2CounterCount;
   const auto& table = aegis::dispatch::blas2_table("h200");

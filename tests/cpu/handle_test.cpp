@@ -87,6 +87,7 @@ TEST(HandleNull, EveryEntryPointReportsNotInitialized) {
   EXPECT_EQ(aegisGetLastSgemmChoice(nullptr, &config, &split), AEGIS_STATUS_NOT_INITIALIZED);
   EXPECT_NE(aegisGetLastErrorString(nullptr), nullptr);
   EXPECT_NE(aegisGetTuningTableName(nullptr), nullptr);
+  EXPECT_EQ(aegisSetTuningTable(nullptr, "h200"), AEGIS_STATUS_NOT_INITIALIZED);
 }
 
 // ---- status strings and version ---------------------------------------------------------
@@ -258,6 +259,25 @@ TEST_F(HandleSettings, LastSgemmChoiceStartsEmpty) {
 
 TEST_F(HandleSettings, TuningTableName) {
   EXPECT_STREQ(aegisGetTuningTableName(h_), "default");
+}
+
+TEST_F(HandleSettings, TuningTableByName) {
+  ASSERT_EQ(aegisSetTuningTable(h_, "h200"), AEGIS_STATUS_SUCCESS) << last_error();
+  EXPECT_STREQ(aegisGetTuningTableName(h_), "h200");
+  ASSERT_EQ(aegisSetTuningTable(h_, "default"), AEGIS_STATUS_SUCCESS) << last_error();
+  EXPECT_STREQ(aegisGetTuningTableName(h_), "default");
+  // NULL: back to the device's own table (the deviceless handle's is the default one).
+  ASSERT_EQ(aegisSetTuningTable(h_, "h200"), AEGIS_STATUS_SUCCESS) << last_error();
+  ASSERT_EQ(aegisSetTuningTable(h_, nullptr), AEGIS_STATUS_SUCCESS) << last_error();
+  EXPECT_STREQ(aegisGetTuningTableName(h_), "default");
+  // Names are exact; an unknown one leaves the table in use as it was.
+  ASSERT_EQ(aegisSetTuningTable(h_, "h200"), AEGIS_STATUS_SUCCESS) << last_error();
+  for (const char* bad : {"H200", "NVIDIA H200", "", "h100"}) {
+    EXPECT_EQ(aegisSetTuningTable(h_, bad), AEGIS_STATUS_INVALID_VALUE) << bad;
+    EXPECT_EQ(last_error(), std::string("aegisSetTuningTable: parameter 2 (name = \"") + bad +
+                                "\") is not a tuning table of this build (h200, default)");
+    EXPECT_STREQ(aegisGetTuningTableName(h_), "h200") << bad;
+  }
 }
 
 TEST_F(HandleSettings, LastErrorStartsEmpty) { EXPECT_EQ(last_error(), ""); }

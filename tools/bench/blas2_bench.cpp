@@ -71,6 +71,7 @@ struct Options {
   uint64_t seed = 1;
   int64_t max_bytes = int64_t(16) << 30;  // skip cases whose matrix is larger
   int64_t lda_pad = 0;                    // lda = n + lda_pad
+  std::string tuning_table;               // the table aegis's dispatch reads ("" = the GPU's)
   std::string config;                     // forced aegis configuration ("" = dispatch's)
   int config_y = 0;                       // its Y split (0 = from the size)
   int64_t sets = 0;                       // operand sets rotated (0 = past twice the L2)
@@ -133,6 +134,8 @@ void print_blas2_usage(std::FILE* out) {
       "  --config NAME[:Y]     aegis runs this configuration (aegisSetBlas2Override), Y\n"
       "                        blocks per panel (default 0: from the size); routines that\n"
       "                        it does not serve use dispatch's choice\n"
+      "  --tuning-table NAME   aegis dispatches from this tuning table (aegisSetTuningTable:\n"
+      "                        h200, default) instead of its GPU's\n"
       "\n"
       "The read ceiling, a streaming read of 4 GiB timed like the routines, is measured at\n"
       "the start and at the end of the run and reported with the table and in the JSON.\n"
@@ -206,6 +209,8 @@ Options parse(const Invocation& invocation) {
       o.sets = reader.integer(1);
     } else if (reader.is("--lda-pad")) {
       o.lda_pad = reader.integer(0);
+    } else if (reader.is("--tuning-table")) {
+      o.tuning_table = reader.text();
     } else if (reader.is("--config")) {
       const std::string text = reader.text();
       int64_t y = 0;
@@ -400,6 +405,8 @@ int run_blas2(const Invocation& invocation) {
   aegisHandle_t ah = nullptr;
   AEGIS_BENCH_CHECK_AEGIS(nullptr, aegisCreate(&ah));
   AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetStream(ah, stream));
+  if (!o.tuning_table.empty())
+    AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetTuningTable(ah, o.tuning_table.c_str()));
   if (!o.config.empty()) AEGIS_BENCH_CHECK_AEGIS(ah, aegisSetBlas2Override(ah, o.config.c_str(), o.config_y));
   cublasHandle_t ch = nullptr;
   AEGIS_BENCH_CHECK_CUBLAS(cublasCreate(&ch));

@@ -80,6 +80,7 @@ struct GemmOptions {
   aegisDataType_t ctype = AEGIS_R_32F;
   std::string sgemm_config;    // --sgemm-config: the SIMT kernel aegis is forced to run
   int sgemm_max_split = 0;     // its split-K limit (0: the tuning row's)
+  std::string tuning_table;    // --tuning-table: the table aegis's dispatch reads ("" = the GPU's)
   std::string gemm_ex_config;  // --gemm-ex-config: the tensor-core kernel aegis is forced to
   // Empty without --ft: aegis runs once per case as the handle comes (FT off) and reports
   // carry no FT fields, exactly as before FT existed.
@@ -137,6 +138,8 @@ void print_gemm_usage(std::FILE* out) {
       "                        force aegis's SGEMM kernel (aegisSetSgemmOverride; names from\n"
       "                        aegisSgemmConfigName) and its split-K limit (default: the\n"
       "                        tuning row's); --dtype f32 only\n"
+      "  --tuning-table NAME   aegis dispatches from this tuning table (aegisSetTuningTable:\n"
+      "                        h200, default) instead of its GPU's\n"
       "  --suite NAME          default | quick | squares | irregular | kpow2 (default: default)\n"
       "                        squares: 1024..16384 cubes; irregular: BASELINE-H200.md's other\n"
       "                        shapes; default: both; quick: both with --reps 10; kpow2: long K\n"
@@ -236,6 +239,8 @@ GemmOptions parse_gemm_options(const Invocation& invocation) {
         reader.reject("split-K limit '" + text.substr(text.find(':') + 1) +
                       "' is not a number from 0 to 999");
       options.sgemm_max_split = int(max_split);
+    } else if (reader.is("--tuning-table")) {
+      options.tuning_table = reader.text();
     } else if (reader.is("--gemm-ex-config")) {
       options.gemm_ex_config = reader.text();
       if (!is_gemm_ex_config(options.gemm_ex_config))
@@ -947,6 +952,9 @@ int run_gemm(const Invocation& invocation) {
                  element_type_name(options.dtype), element_type_name(options.ctype));
     options.with_cublas = false;
   }
+  if (!options.tuning_table.empty())
+    AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
+                            aegisSetTuningTable(libs.aegis, options.tuning_table.c_str()));
   if (!options.gemm_ex_config.empty())
     AEGIS_BENCH_CHECK_AEGIS(libs.aegis,
                             aegisSetGemmExOverride(libs.aegis, options.gemm_ex_config.c_str()));
